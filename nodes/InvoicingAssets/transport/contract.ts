@@ -1,0 +1,314 @@
+/**
+ * The service contract: every path, field name and shape this package relies on.
+ *
+ * The provider's specification fixes only part of it (marked "spec"). The rest is our
+ * assumption (marked "assumed") and must be corrected here, and only here, once the
+ * provider's real documentation says otherwise. The README's "Service contract" section
+ * lists the same items for users. The test simulator implements this same module.
+ */
+
+/* ------------------------------------------------------------------ identity service */
+
+/** spec: appended to the Identity Service URL. */
+export const TOKEN_PATH = '/B2C_1A_DP_ClientCredentialsFlow/oauth2/v2.0/token';
+
+/** spec: the scope names the API resource and ends with this suffix. */
+export const SCOPE_SUFFIX = '/.default';
+
+/** spec: an access token is valid for 60 minutes. */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 60 * 60;
+
+/** spec: an API key expires at most twelve months after its creation. */
+export const API_KEY_MAX_LIFETIME_MONTHS = 12;
+
+export interface TokenRequestForm {
+	grant_type: 'client_credentials';
+	scope: string;
+	client_id: string;
+	client_secret: string;
+}
+
+/** spec: form-encoded client-credentials grant. */
+export function tokenRequestForm(clientId: string, clientSecret: string, scope: string) {
+	const form: TokenRequestForm = {
+		grant_type: 'client_credentials',
+		scope,
+		client_id: clientId,
+		client_secret: clientSecret,
+	};
+	return form;
+}
+
+/** spec: the token is in `accessToken`. assumed: tolerate `access_token`. */
+export function readAccessToken(body: unknown): string | undefined {
+	const parsed = parseJsonIfText(body);
+	if (!isObject(parsed)) return undefined;
+	const token = parsed.accessToken ?? parsed.access_token;
+	return typeof token === 'string' && token.length > 0 ? token : undefined;
+}
+
+/** assumed: identity-service errors are OAuth style, `{ error, error_description }`. */
+export interface IdentityError {
+	error: string;
+	error_description: string | null;
+}
+
+/** assumed: the OAuth error codes that mean "this client ID or secret is not accepted". */
+export const REJECTED_CLIENT_ERRORS = ['invalid_client', 'unauthorized_client'];
+
+/** assumed: the identity service says `key_expired` for a key past its expiry date. */
+export const EXPIRED_KEY_ERROR = 'key_expired';
+
+/** assumed: the identity service's answer to a scope it does not know. */
+export const INVALID_SCOPE_ERROR = 'invalid_scope';
+
+export function readIdentityError(body: unknown): IdentityError | undefined {
+	const parsed = parseJsonIfText(body);
+	if (!isObject(parsed) || typeof parsed.error !== 'string') return undefined;
+	return {
+		error: parsed.error,
+		error_description:
+			typeof parsed.error_description === 'string' ? parsed.error_description : null,
+	};
+}
+
+/* --------------------------------------------------------------------- service API */
+
+/** spec: `Authorization: Bearer <accessToken>`; JSON is the only media type. */
+export const JSON_MEDIA_TYPE = 'application/json';
+
+export const paths = {
+	/** spec (create); assumed (list) */
+	subscriptions: '/subscription/v1/subscription',
+	/** assumed */
+	subscription: (id: string) => `/subscription/v1/subscription/${encodeURIComponent(id)}`,
+	/** assumed */
+	invoices: '/invoice/v1/invoices',
+	/** assumed; spec names the path parameter `{invoiceNumber}` */
+	invoice: (invoiceNumber: string) => `/invoice/v1/invoices/${encodeURIComponent(invoiceNumber)}`,
+	/** assumed */
+	assets: '/asset/v1/assets',
+	/** assumed */
+	asset: (assetId: string) => `/asset/v1/assets/${encodeURIComponent(assetId)}`,
+};
+
+/** spec: timestamps are UTC, `YYYY-MM-DDTHH:MM:SSZ`. */
+export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+export function toServiceTimestamp(date: Date): string {
+	return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/* ------------------------------------------------------------------------ records */
+
+/** assumed */
+export const INVOICE_STATUSES = ['issued', 'paid', 'overdue', 'cancelled'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/** assumed */
+export interface InvoiceLine {
+	description: string | null;
+	quantity: number;
+	unitPrice: number;
+	amount: number;
+	assetId: string | null;
+}
+
+/** assumed; spec: the invoice is identified by `invoiceNumber`, and empty fields are `null` */
+export interface Invoice {
+	invoiceNumber: string;
+	customerNumber: string;
+	issueDate: string;
+	dueDate: string | null;
+	status: InvoiceStatus;
+	currency: string;
+	totalAmount: number;
+	taxAmount: number | null;
+	updatedAt: string;
+	lines: InvoiceLine[];
+}
+
+/** assumed: list filters of the invoices endpoint */
+export interface InvoiceFilters {
+	issuedFrom?: string;
+	issuedTo?: string;
+	status?: InvoiceStatus;
+	customerNumber?: string;
+}
+
+/** assumed */
+export const ASSET_STATUSES = ['active', 'inactive', 'retired'] as const;
+export type AssetStatus = (typeof ASSET_STATUSES)[number];
+
+/** assumed */
+export interface Asset {
+	assetId: string;
+	serialNumber: string | null;
+	type: string;
+	model: string | null;
+	site: string | null;
+	customerNumber: string;
+	status: AssetStatus;
+	contractEnd: string | null;
+	updatedAt: string;
+}
+
+/** assumed: list filters of the assets endpoint */
+export interface AssetFilters {
+	status?: AssetStatus;
+	type?: string;
+	site?: string;
+	customerNumber?: string;
+	serialNumber?: string;
+}
+
+/* -------------------------------------------------------------------------- pages */
+
+/** assumed: list endpoints answer with this envelope; `page` starts at 1. */
+export interface Page<T> {
+	items: T[];
+	page: number;
+	pageSize: number;
+	totalItems: number;
+}
+
+export const FIRST_PAGE = 1;
+export const MAX_PAGE_SIZE = 100;
+export const pageQuery = (page: number, pageSize: number) => ({ page, pageSize });
+
+export function readPage<T>(body: unknown): Page<T> | undefined {
+	const parsed = parseJsonIfText(body);
+	if (!isObject(parsed) || !Array.isArray(parsed.items)) return undefined;
+	return parsed as unknown as Page<T>;
+}
+
+/* ------------------------------------------------------------------ subscriptions */
+
+/** assumed except the first, which is the spec's example */
+export const EVENT_TYPES = [
+	'invoice.issued',
+	'invoice.paid',
+	'invoice.cancelled',
+	'asset.created',
+	'asset.updated',
+	'asset.retired',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** assumed: body of the create call; `eventTypes: null` means every event. */
+export interface SubscriptionRequest {
+	notificationUrl: string;
+	eventTypes: string[] | null;
+	description: string | null;
+}
+
+/** assumed: one entry of the list call */
+export interface Subscription {
+	id: string;
+	notificationUrl: string;
+	eventTypes: string[] | null;
+	description: string | null;
+	createdAt: string;
+}
+
+/** spec: create answers 201 and its body is the GUID. assumed: a JSON string, bare text or `{ id }`. */
+export function readCreatedSubscriptionId(body: unknown): string | undefined {
+	if (typeof body === 'string') {
+		const text = body.trim();
+		if (text.startsWith('"') || text.startsWith('{')) {
+			return readCreatedSubscriptionId(parseJsonIfText(text));
+		}
+		return text.length > 0 ? text : undefined;
+	}
+	if (isObject(body) && typeof body.id === 'string' && body.id.length > 0) return body.id;
+	return undefined;
+}
+
+/** assumed: the list call answers a bare array; tolerate the page envelope too. */
+export function readSubscriptions(body: unknown): Subscription[] {
+	const parsed = parseJsonIfText(body);
+	if (Array.isArray(parsed)) return parsed as Subscription[];
+	return readPage<Subscription>(parsed)?.items ?? [];
+}
+
+/** spec: a delivery URL must be HTTPS (TLS 1.2 or later). */
+export const NOTIFICATION_URL_PROTOCOL = 'https:';
+
+/** spec: deliveries authenticate with an API key as a query argument. assumed: named `apiKey`. */
+export const DELIVERY_KEY_PARAMETER = 'apiKey';
+
+export function withDeliveryKey(notificationUrl: string, deliveryKey: string): string {
+	const url = new URL(notificationUrl);
+	url.searchParams.set(DELIVERY_KEY_PARAMETER, deliveryKey);
+	return url.toString();
+}
+
+/* ------------------------------------------------------------------------- events */
+
+/** assumed: body of a webhook delivery */
+export interface ServiceEvent {
+	eventId: string;
+	eventType: string;
+	occurredAt: string;
+	subscriptionId: string;
+	data: Record<string, unknown>;
+}
+
+export function isServiceEvent(body: unknown): body is ServiceEvent {
+	return (
+		isObject(body) &&
+		typeof body.eventId === 'string' &&
+		body.eventId.length > 0 &&
+		typeof body.eventType === 'string' &&
+		body.eventType.length > 0 &&
+		typeof body.occurredAt === 'string' &&
+		typeof body.subscriptionId === 'string' &&
+		isObject(body.data)
+	);
+}
+
+/* ------------------------------------------------------------------------- errors */
+
+/** assumed: `{ code, message, details }`; also read OAuth and problem+json fields. */
+export interface ServiceError {
+	code: string | null;
+	message: string | null;
+}
+
+export function readServiceError(body: unknown): ServiceError {
+	const parsed = parseJsonIfText(body);
+	if (!isObject(parsed)) return { code: null, message: null };
+	const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
+	return {
+		code: text(parsed.code) ?? text(parsed.error) ?? text(parsed.title),
+		message: text(parsed.message) ?? text(parsed.error_description) ?? text(parsed.detail),
+	};
+}
+
+/** assumed (limits are not shown): these statuses mean "wait, then retry". */
+export const RETRYABLE_STATUSES = [429, 503];
+
+/** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
+export function readRetryAfterMs(header: unknown, now = Date.now()): number | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (typeof value === 'number') return Math.max(0, value * 1000);
+	if (typeof value !== 'string' || value.trim() === '') return undefined;
+	if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Number(value) * 1000);
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/* ------------------------------------------------------------------------ helpers */
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseJsonIfText(body: unknown): unknown {
+	if (typeof body !== 'string') return body;
+	try {
+		return JSON.parse(body);
+	} catch {
+		return body;
+	}
+}
