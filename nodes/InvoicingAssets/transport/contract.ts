@@ -10,7 +10,7 @@
 /* ------------------------------------------------------------------ identity service */
 
 /** spec: appended to the Identity Service URL. */
-export const TOKEN_PATH = '/B2C_1A_DP_ClientCredentialsFlow/oauth2/v2.0/token';
+export const GRANT_PATH = '/B2C_1A_DP_ClientCredentialsFlow/oauth2/v2.0/token';
 
 /** spec: the scope names the API resource and ends with this suffix. */
 export const SCOPE_SUFFIX = '/.default';
@@ -242,6 +242,23 @@ export function withDeliveryKey(notificationUrl: string, deliveryKey: string): s
 	url.searchParams.set(DELIVERY_KEY_PARAMETER, deliveryKey);
 	return url.toString();
 }
+
+/** The notification URL with the delivery key's value hidden, for output and logs. */
+export function redactDeliveryKey(notificationUrl: string): string {
+	try {
+		const url = new URL(notificationUrl);
+		if (!url.searchParams.has(DELIVERY_KEY_PARAMETER)) return notificationUrl;
+		url.searchParams.set(DELIVERY_KEY_PARAMETER, REDACTED);
+		return url.toString();
+	} catch {
+		return notificationUrl.replace(
+			new RegExp(`(${DELIVERY_KEY_PARAMETER}=)[^&#]*`, 'gi'),
+			`$1${REDACTED}`,
+		);
+	}
+}
+
+export const REDACTED = '__redacted__';
 
 /* ------------------------------------------------------------------------- events */
 

@@ -1,0 +1,236 @@
+import type {
+	IAuthenticateGeneric,
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestHelper,
+	IN8nHttpFullResponse,
+	INodeProperties,
+	Icon,
+} from 'n8n-workflow';
+import { UserError } from 'n8n-workflow';
+
+import {
+	expiredApiKeyMessage,
+	isApiKeyExpired,
+	readApiKeyExpiry,
+} from '../nodes/InvoicingAssets/transport/apiKeyExpiry';
+import {
+	EXPIRED_KEY_ERROR,
+	INVALID_SCOPE_ERROR,
+	JSON_MEDIA_TYPE,
+	REJECTED_CLIENT_ERRORS,
+	SCOPE_SUFFIX,
+	GRANT_PATH,
+	paths,
+	readAccessToken,
+	readIdentityError,
+	tokenRequestForm,
+} from '../nodes/InvoicingAssets/transport/contract';
+
+const TOKEN_REQUEST_TIMEOUT_MS = 30_000;
+
+function credentialError(message: string, description: string): UserError {
+	return new UserError(message, { description });
+}
+
+function withoutTrailingSlash(url: string): string {
+	return url.trim().replace(/\/+$/, '');
+}
+
+export class InvoicingAssetsApi implements ICredentialType {
+	name = 'invoicingAssetsApi';
+
+	displayName = 'Invoicing & Assets API';
+
+	icon: Icon = {
+		light: 'file:../nodes/InvoicingAssets/invoicingAssets.svg',
+		dark: 'file:../nodes/InvoicingAssets/invoicingAssets.dark.svg',
+	};
+
+	documentationUrl =
+		'https://github.com/invoicing-assets/n8n-nodes-invoicing-assets?tab=readme-ov-file#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Environment',
+			name: 'environment',
+			type: 'options',
+			options: [
+				{
+					name: 'Production',
+					value: 'production',
+					description: 'A key from the "API Keys" tab of the identity portal',
+				},
+				{
+					name: 'Sandbox',
+					value: 'sandbox',
+					description:
+						'A key from the "Sandbox API Keys" tab, for testing without affecting production',
+				},
+			],
+			default: 'production',
+			description:
+				'The identity-portal tab the API key was created in. Production and sandbox keys are separate and each works only against its own Base URL.',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. https://api.example.com',
+			description:
+				'The address of the Data Service for the chosen environment, starting with https://',
+		},
+		{
+			displayName: 'Identity Service URL',
+			name: 'identityUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. https://login.example.com/tenant.onmicrosoft.com',
+			description: `The identity service's address. The token is requested from this address followed by ${GRANT_PATH}.`,
+		},
+		{
+			displayName: 'Scope',
+			name: 'scope',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: `e.g. https://tenant.onmicrosoft.com/data-service${SCOPE_SUFFIX}`,
+			description: `The API resource identifier given by the identity portal. It ends with ${SCOPE_SUFFIX}.`,
+		},
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			default: '',
+			required: true,
+			description: 'Shown in the confirmation dialog when the API key was created',
+		},
+		{
+			displayName: 'Client Secret',
+			name: 'clientSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description:
+				'Shown only once, when the API key was created. The provider cannot show it again; if it is lost, create a new key.',
+		},
+		{
+			displayName: 'API Key Expires On',
+			name: 'keyExpiresOn',
+			type: 'dateTime',
+			default: '',
+			description:
+				'The expiry date chosen when the key was created (at most twelve months later). It cannot be extended. Setting it lets the nodes warn you 30 days ahead and explain an expired key clearly.',
+		},
+		{
+			displayName: 'Access Token',
+			name: 'accessToken',
+			type: 'hidden',
+			typeOptions: { expirable: true, password: true },
+			default: '',
+		},
+	];
+
+	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
+		const scope = String(credentials.scope ?? '').trim();
+		if (!scope.endsWith(SCOPE_SUFFIX)) {
+			throw credentialError(
+				`The Scope must end with ${SCOPE_SUFFIX}`,
+				`Copy the API resource identifier from the identity portal and add ${SCOPE_SUFFIX} at its end, for example "https://tenant.onmicrosoft.com/data-service${SCOPE_SUFFIX}".`,
+			);
+		}
+
+		const expiresOn = readApiKeyExpiry(credentials.keyExpiresOn);
+		if (expiresOn && isApiKeyExpired(expiresOn)) {
+			const { message, description } = expiredApiKeyMessage(expiresOn);
+			throw credentialError(message, description);
+		}
+
+		const identityUrl = withoutTrailingSlash(String(credentials.identityUrl ?? ''));
+		const form = tokenRequestForm(
+			String(credentials.clientId ?? '').trim(),
+			String(credentials.clientSecret ?? ''),
+			scope,
+		);
+
+		let response: IN8nHttpFullResponse;
+		try {
+			response = (await this.helpers.httpRequest({
+				method: 'POST',
+				url: `${identityUrl}${GRANT_PATH}`,
+				headers: {
+					'Content-Type': 'application/x-www-form-urlencoded',
+					Accept: JSON_MEDIA_TYPE,
+				},
+				body: new URLSearchParams({ ...form }).toString(),
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				timeout: TOKEN_REQUEST_TIMEOUT_MS,
+			})) as IN8nHttpFullResponse;
+		} catch (error) {
+			// The request error carries the form, secret included, so only its message is kept.
+			throw credentialError(
+				'The identity service could not be reached',
+				`Check the Identity Service URL (${identityUrl}). The connection failed: ${(error as Error).message}`,
+			);
+		}
+
+		if (response.statusCode >= 200 && response.statusCode < 300) {
+			const accessToken = readAccessToken(response.body);
+			if (!accessToken) {
+				throw credentialError(
+					'The identity service answered without an access token',
+					'The token response has no "accessToken" field. Check that the Identity Service URL points at the identity service of the Data Service, not at another address.',
+				);
+			}
+			return { accessToken };
+		}
+
+		const identityError = readIdentityError(response.body);
+		if (identityError?.error === EXPIRED_KEY_ERROR) {
+			const { message, description } = expiredApiKeyMessage(expiresOn);
+			throw credentialError(message, description);
+		}
+		if (identityError && REJECTED_CLIENT_ERRORS.includes(identityError.error)) {
+			throw credentialError(
+				'The identity service rejected the client ID or secret',
+				'Check the Client ID and Client Secret of the API key, and that the key belongs to the chosen environment. The secret is shown only once, at creation; if it is lost, create a new key in the identity portal.',
+			);
+		}
+		if (identityError?.error === INVALID_SCOPE_ERROR) {
+			throw credentialError(
+				'The identity service does not accept the Scope',
+				`Use the API resource identifier exactly as the identity portal gives it, ending with ${SCOPE_SUFFIX}.`,
+			);
+		}
+		throw credentialError(
+			`The identity service refused the token request (HTTP ${response.statusCode})`,
+			identityError?.error_description ??
+				identityError?.error ??
+				'Check the Identity Service URL, the Scope and the API key.',
+		);
+	}
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.accessToken}}',
+			},
+		},
+	};
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
+			url: paths.subscriptions,
+			method: 'GET',
+			headers: { Accept: JSON_MEDIA_TYPE },
+		},
+	};
+}

@@ -1,0 +1,29 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { ServiceClient } from '../../transport';
+import { paths, readSubscriptions, redactDeliveryKey } from '../../transport/contract';
+import { limitProperty, returnAllProperty } from '../common.descriptions';
+
+const properties: INodeProperties[] = [returnAllProperty, limitProperty];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['subscription'], operation: ['getAll'] } },
+	properties,
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	client: ServiceClient,
+	itemIndex: number,
+): Promise<IDataObject[]> {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
+	const subscriptions = readSubscriptions(
+		await client.request({ method: 'GET', path: paths.subscriptions, itemIndex }),
+	);
+	return subscriptions.slice(0, limit).map((subscription) => ({
+		...subscription,
+		notificationUrl: redactDeliveryKey(subscription.notificationUrl),
+	}));
+}

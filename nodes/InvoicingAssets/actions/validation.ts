@@ -1,0 +1,147 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { NOTIFICATION_URL_PROTOCOL, toServiceTimestamp } from '../transport/contract';
+
+/** A NodeOperationError that names the item, for a parameter value the user must fix. */
+export function invalidInput(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	message: string,
+	description: string,
+): NodeOperationError {
+	return new NodeOperationError(context.getNode(), `${message} [item ${itemIndex}]`, {
+		description,
+		itemIndex,
+	});
+}
+
+/** A text parameter that must not be empty or blank; returns it trimmed. */
+export function requireText(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+	displayName: string,
+	example: string,
+): string {
+	const text =
+		typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	if (text === '') {
+		throw invalidInput(
+			context,
+			itemIndex,
+			`The ${displayName} is empty`,
+			`Enter a value for "${displayName}", e.g. ${example}. If it comes from an expression, check that the field it reads exists in the input item.`,
+		);
+	}
+	return text;
+}
+
+/** A URL parameter that must be absolute and https, because the service delivers only over TLS 1.2+. */
+export function requireHttpsUrl(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+	displayName: string,
+): URL {
+	const text = requireText(
+		context,
+		itemIndex,
+		value,
+		displayName,
+		'https://n8n.example.com/webhook/invoices',
+	);
+	let url: URL;
+	try {
+		url = new URL(text);
+	} catch {
+		throw invalidInput(
+			context,
+			itemIndex,
+			`The ${displayName} is not a valid URL`,
+			`Enter a full address starting with https://, e.g. https://n8n.example.com/webhook/invoices.`,
+		);
+	}
+	if (url.protocol !== NOTIFICATION_URL_PROTOCOL) {
+		throw invalidInput(
+			context,
+			itemIndex,
+			`The ${displayName} must start with https://`,
+			'The service delivers events only over HTTPS secured with TLS 1.2 or later; plain http addresses are refused. Use the https address of your receiver (for n8n, set N8N_WEBHOOK_URL to its public https address or put it behind a TLS proxy).',
+		);
+	}
+	return url;
+}
+
+/** Any date the user may give (ISO text, a date-only text, a Luxon DateTime, a Date) as the service's UTC timestamp. */
+export function toServiceDate(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+	displayName: string,
+): string {
+	const date = parseUserDate(value, context.getTimezone());
+	if (!date) {
+		throw invalidInput(
+			context,
+			itemIndex,
+			`The ${displayName} is not a valid date`,
+			`Use a date such as 2026-03-31, 2026-03-31T14:30:00 or 2026-03-31T14:30:00Z, or an expression such as {{ $now.minus({ days: 7 }) }}. Got: ${JSON.stringify(String(value)).slice(0, 80)}.`,
+		);
+	}
+	return toServiceTimestamp(date);
+}
+
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+const ISO_WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/;
+
+function parseUserDate(value: unknown, timeZone: string): Date | undefined {
+	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value;
+	if (
+		value &&
+		typeof value === 'object' &&
+		typeof (value as { toISO?: unknown }).toISO === 'function'
+	) {
+		return parseUserDate((value as { toISO: () => string }).toISO(), timeZone);
+	}
+	if (typeof value !== 'string') return undefined;
+	const text = value.trim();
+	if (ISO_WITH_ZONE.test(text)) {
+		const date = new Date(text);
+		return Number.isNaN(date.getTime()) ? undefined : date;
+	}
+	const wall = ISO_WALL_TIME.exec(text);
+	if (!wall) return undefined;
+	const [year, month, day, hour, minute, second] = wall.slice(1).map((part) => Number(part ?? 0));
+	const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
+	const check = new Date(asUtc);
+	if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23 || minute > 59) {
+		return undefined;
+	}
+	// A date without a zone is wall time in the workflow's time zone, as n8n's date fields are.
+	const first = asUtc - zoneOffsetMs(asUtc, timeZone);
+	return new Date(asUtc - zoneOffsetMs(first, timeZone));
+}
+
+function zoneOffsetMs(timestamp: number, timeZone: string): number {
+	const parts = new Intl.DateTimeFormat('en-US', {
+		timeZone,
+		hourCycle: 'h23',
+		year: 'numeric',
+		month: '2-digit',
+		day: '2-digit',
+		hour: '2-digit',
+		minute: '2-digit',
+		second: '2-digit',
+	}).formatToParts(new Date(timestamp));
+	const part = (type: string) => Number(parts.find((entry) => entry.type === type)?.value);
+	const wall = Date.UTC(
+		part('year'),
+		part('month') - 1,
+		part('day'),
+		part('hour'),
+		part('minute'),
+		part('second'),
+	);
+	return wall - Math.floor(timestamp / 1000) * 1000;
+}

@@ -1,0 +1,163 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { readServiceError } from './contract';
+
+/** What a failed request left us: never the request itself, which carries the bearer token. */
+export interface HttpFailure {
+	status?: number;
+	body?: unknown;
+	headers?: Record<string, unknown>;
+	/** A Node.js network error code such as ECONNRESET, when no response arrived. */
+	code?: string;
+	message: string;
+	/** Set when the failure is not an HTTP answer but a refusal explained by its own text (e.g. the credential's). */
+	description?: string;
+}
+
+const NETWORK_CODES = new Set([
+	'ECONNABORTED',
+	'ECONNREFUSED',
+	'ECONNRESET',
+	'EHOSTUNREACH',
+	'ENETDOWN',
+	'ENETUNREACH',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ESOCKETTIMEDOUT',
+	'UND_ERR_SOCKET',
+	'UND_ERR_CONNECT_TIMEOUT',
+	'UND_ERR_HEADERS_TIMEOUT',
+	'UND_ERR_BODY_TIMEOUT',
+]);
+
+type Loose = Record<string, unknown> | undefined;
+
+/** Reads status, body and headers from whatever n8n's request helpers threw. */
+export function readFailure(error: unknown): HttpFailure {
+	const outer = error as Loose;
+	const cause = (outer?.cause as Loose) ?? outer;
+	const response = (cause?.response as Loose) ?? (outer?.response as Loose);
+	const statusValue = response?.status ?? response?.statusCode ?? outer?.httpCode;
+	const status = Number(statusValue);
+	const code = findNetworkCode(cause) ?? findNetworkCode(outer);
+	const message = String(
+		(cause?.message as string) ?? (outer?.message as string) ?? 'Unknown error',
+	);
+	if (Number.isInteger(status) && status >= 100) {
+		return {
+			status,
+			body: response?.data ?? response?.body,
+			headers: (response?.headers as Record<string, unknown>) ?? {},
+			message,
+		};
+	}
+	if (code) return { code, message };
+	const description = (cause?.description as string) ?? (outer?.description as string);
+	return { message, description: description ?? undefined };
+}
+
+function findNetworkCode(error: Loose, depth = 0): string | undefined {
+	if (!error || depth > 3) return undefined;
+	if (typeof error.code === 'string' && NETWORK_CODES.has(error.code)) return error.code;
+	if (error.message === 'socket hang up' || error.message === 'terminated') return 'ECONNRESET';
+	return findNetworkCode(error.cause as Loose, depth + 1);
+}
+
+const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
+	400: {
+		message: 'The service rejected the request as invalid',
+		hint: 'Check the values of the node parameters against the message above.',
+	},
+	401: {
+		message: 'The service refused the access token',
+		hint: 'A new token was requested and refused as well. Check that the credential’s Base URL belongs to the same environment (production or sandbox) as its API key.',
+	},
+	403: {
+		message: 'The API key is not allowed to do this',
+		hint: 'Ask a portal user with the "Customer Admin" permission which data this API key may read, or use a key that has access.',
+	},
+	404: {
+		message: 'The requested resource was not found',
+		hint: 'Check the ID or number, and that it belongs to the environment of the credential.',
+	},
+	409: {
+		message: 'The request conflicts with the current state of the resource',
+		hint: 'Fetch the resource again and retry with its current state.',
+	},
+	422: {
+		message: 'The service could not process the values given',
+		hint: 'Check the values of the node parameters against the message above.',
+	},
+	429: {
+		message: 'The service is limiting the request rate',
+		hint: 'The node waited as the service asked and retried, without success. Lower the node’s Concurrency option, spread the workflow’s runs over time, or try again later.',
+	},
+};
+
+export interface FailureContext {
+	node: INode;
+	itemIndex?: number;
+	/** Names the record for a 404, e.g. "Invoice 'INV-1'". */
+	subject?: string;
+	/** What the retries did, when they gave up. */
+	attempts?: number;
+	elapsedMs?: number;
+	timeoutMs?: number;
+}
+
+/** One clear NodeApiError for a failed service call; the service's own message goes in the description. */
+export function toNodeApiError(failure: HttpFailure, context: FailureContext): NodeApiError {
+	const { node, itemIndex, subject } = context;
+	const retried =
+		context.attempts && context.attempts > 1
+			? ` Tried ${context.attempts} times over ${Math.round((context.elapsedMs ?? 0) / 1000)} s.`
+			: '';
+
+	if (failure.status === undefined) {
+		if (!failure.code) {
+			return new NodeApiError(node, { message: failure.message } as JsonObject, {
+				message: failure.message,
+				description: failure.description,
+				itemIndex,
+			});
+		}
+		const timedOut = ['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT'].includes(failure.code);
+		const message = timedOut
+			? `The service did not answer within ${Math.round((context.timeoutMs ?? 0) / 1000)} s`
+			: 'The service could not be reached';
+		return new NodeApiError(node, { message } as JsonObject, {
+			message,
+			description: `${failure.code}: ${failure.message}. Check the credential’s Base URL and the network between n8n and the service.${retried}`,
+			itemIndex,
+		});
+	}
+
+	const { status } = failure;
+	const serviceError = readServiceError(failure.body);
+	const known = STATUS_MESSAGES[status];
+	let message: string;
+	let hint: string;
+	if (status === 404 && subject) {
+		message = `${subject} was not found`;
+		hint = STATUS_MESSAGES[404].hint;
+	} else if (known) {
+		({ message, hint } = known);
+	} else if (status >= 500) {
+		message = `The service failed to process the request (HTTP ${status})`;
+		hint =
+			'This is a fault at the service. Try again later; n8n’s Retry On Fail setting can do that for you.';
+	} else {
+		message = `The service refused the request (HTTP ${status})`;
+		hint = 'Check the values of the node parameters against the message above.';
+	}
+	const serviceSays = serviceError.message ? `The service said: ${serviceError.message}. ` : '';
+	return new NodeApiError(node, { message, httpCode: String(status) } as JsonObject, {
+		message,
+		description: `${serviceSays}${hint}${retried}`,
+		httpCode: String(status),
+		itemIndex,
+	});
+}

@@ -1,0 +1,54 @@
+import type { IHttpRequestMethods } from 'n8n-workflow';
+
+import { RETRYABLE_STATUSES, readRetryAfterMs } from './contract';
+import type { HttpFailure } from './errors';
+
+export interface RetryPolicy {
+	maxAttempts: number;
+	/** No retry starts once this much time has passed since the first attempt. */
+	maxTotalMs: number;
+	baseDelayMs: number;
+	maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+	maxAttempts: 5,
+	maxTotalMs: 60_000,
+	baseDelayMs: 250,
+	maxDelayMs: 8_000,
+};
+
+const IDEMPOTENT_METHODS: IHttpRequestMethods[] = ['GET', 'HEAD', 'PUT', 'DELETE'];
+const TRANSIENT_SERVER_STATUSES = [500, 502, 504];
+
+/** 429 and 503 ask the client to come back later; transient faults are retried only where a repeat is harmless. */
+export function isRetryable(failure: HttpFailure, method: IHttpRequestMethods): boolean {
+	if (failure.status !== undefined) {
+		if (RETRYABLE_STATUSES.includes(failure.status)) return true;
+		return (
+			TRANSIENT_SERVER_STATUSES.includes(failure.status) && IDEMPOTENT_METHODS.includes(method)
+		);
+	}
+	return failure.code !== undefined && IDEMPOTENT_METHODS.includes(method);
+}
+
+/** How long to wait before the next attempt, or undefined to give up. */
+export function nextRetryDelayMs(
+	failure: HttpFailure,
+	method: IHttpRequestMethods,
+	attempt: number,
+	elapsedMs: number,
+	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+): number | undefined {
+	if (attempt >= policy.maxAttempts || !isRetryable(failure, method)) return undefined;
+	const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+	const asked = readRetryAfterMs(retryAfterHeader(failure));
+	const delay = asked ?? backoff * (0.5 + Math.random() / 2);
+	return elapsedMs + delay > policy.maxTotalMs ? undefined : delay;
+}
+
+function retryAfterHeader(failure: HttpFailure): unknown {
+	const headers = failure.headers ?? {};
+	const name = Object.keys(headers).find((key) => key.toLowerCase() === 'retry-after');
+	return name === undefined ? undefined : headers[name];
+}

@@ -1,0 +1,7 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// n8n-core writes its instance settings on first use; keep them out of the user's ~/.n8n.
+process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'invoicing-assets-n8n-'));
