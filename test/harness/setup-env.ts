@@ -5,3 +5,5 @@ import { join } from 'node:path';
 
 // n8n-core writes its instance settings on first use; keep them out of the user's ~/.n8n.
 process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'invoicing-assets-n8n-'));
+// n8n logs every node error; the tests assert those errors themselves.
+process.env.N8N_LOG_LEVEL ??= 'silent';

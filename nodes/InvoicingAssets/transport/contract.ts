@@ -77,6 +77,14 @@ export function readIdentityError(body: unknown): IdentityError | undefined {
 /** spec: `Authorization: Bearer <accessToken>`; JSON is the only media type. */
 export const JSON_MEDIA_TYPE = 'application/json';
 
+/**
+ * A value that becomes one path segment. URL parsers resolve a segment of "." or ".." (even
+ * percent-encoded) against the path, so such values can never be sent as a record's identifier.
+ */
+export function fitsOnePathSegment(value: string): boolean {
+	return value !== '.' && value !== '..';
+}
+
 export const paths = {
 	/** spec (create); assumed (list) */
 	subscriptions: '/subscription/v1/subscription',
@@ -128,6 +136,38 @@ export interface Invoice {
 	lines: InvoiceLine[];
 }
 
+/** assumed: an invoice number is letters and digits, with `-`, `_`, `.` or `/` between them (regex source, unanchored). */
+export const INVOICE_NUMBER_PATTERN = '[A-Za-z0-9][A-Za-z0-9._/-]{0,63}';
+
+/** The assets an invoice bills: the lines' asset IDs, once each, without the lines that bill none. */
+export function billedAssetIds(invoice: Invoice): string[] {
+	const lines: unknown[] = Array.isArray(invoice.lines) ? invoice.lines : [];
+	const ids = lines.map((line) => (isObject(line) ? line.assetId : undefined));
+	return [...new Set(ids.filter((id): id is string => typeof id === 'string' && id !== ''))];
+}
+
+/** Not the service's: the invoice fields the nodes' "Simplify" option keeps. */
+export const INVOICE_SUMMARY_FIELDS = [
+	'invoiceNumber',
+	'customerNumber',
+	'issueDate',
+	'dueDate',
+	'status',
+	'currency',
+	'totalAmount',
+] as const satisfies ReadonlyArray<keyof Invoice>;
+
+export type InvoiceSummary = Pick<Invoice, (typeof INVOICE_SUMMARY_FIELDS)[number]> & {
+	assetIds: string[];
+};
+
+export function summarizeInvoice(invoice: Invoice): InvoiceSummary {
+	return {
+		...pickFields(invoice, INVOICE_SUMMARY_FIELDS),
+		assetIds: billedAssetIds(invoice),
+	};
+}
+
 /** assumed: list filters of the invoices endpoint */
 export interface InvoiceFilters {
 	issuedFrom?: string;
@@ -151,6 +191,27 @@ export interface Asset {
 	status: AssetStatus;
 	contractEnd: string | null;
 	updatedAt: string;
+}
+
+/** assumed: an asset ID is letters and digits, with `-`, `_` or `.` between them (regex source, unanchored). */
+export const ASSET_ID_PATTERN = '[A-Za-z0-9][A-Za-z0-9._-]{0,63}';
+
+/** Not the service's: the asset fields the nodes' "Simplify" option keeps. */
+export const ASSET_SUMMARY_FIELDS = [
+	'assetId',
+	'serialNumber',
+	'type',
+	'model',
+	'site',
+	'customerNumber',
+	'status',
+	'contractEnd',
+] as const satisfies ReadonlyArray<keyof Asset>;
+
+export type AssetSummary = Pick<Asset, (typeof ASSET_SUMMARY_FIELDS)[number]>;
+
+export function summarizeAsset(asset: Asset): AssetSummary {
+	return pickFields(asset, ASSET_SUMMARY_FIELDS);
 }
 
 /** assumed: list filters of the assets endpoint */
@@ -243,6 +304,21 @@ export function withDeliveryKey(notificationUrl: string, deliveryKey: string): s
 	return url.toString();
 }
 
+/** The delivery key a notification URL carries: its one non-empty `apiKey` argument, else undefined. */
+export function readDeliveryKey(notificationUrl: string): string | undefined {
+	if (!URL.canParse(notificationUrl)) return undefined;
+	const values = new URL(notificationUrl).searchParams.getAll(DELIVERY_KEY_PARAMETER);
+	return values.length === 1 && values[0] !== '' ? values[0] : undefined;
+}
+
+/** The notification URL without its delivery key, normalised (to compare addresses); undefined when unreadable. */
+export function withoutDeliveryKey(notificationUrl: string): string | undefined {
+	if (!URL.canParse(notificationUrl)) return undefined;
+	const url = new URL(notificationUrl);
+	url.searchParams.delete(DELIVERY_KEY_PARAMETER);
+	return url.toString();
+}
+
 /** The notification URL with the delivery key's value hidden, for output and logs. */
 export function redactDeliveryKey(notificationUrl: string): string {
 	try {
@@ -316,6 +392,16 @@ export function readRetryAfterMs(header: unknown, now = Date.now()): number | un
 }
 
 /* ------------------------------------------------------------------------ helpers */
+
+/** The named fields of a record; a field the service left out is null, as the spec says it would be. */
+function pickFields<T extends object, K extends keyof T>(
+	record: T,
+	fields: readonly K[],
+): Pick<T, K> {
+	const picked = {} as Pick<T, K>;
+	for (const field of fields) picked[field] = (record[field] ?? null) as T[K];
+	return picked;
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);

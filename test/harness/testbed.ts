@@ -1,0 +1,50 @@
+import type { ICredentialDataDecryptedObject, INodeCredentialsDetails } from 'n8n-workflow';
+
+import { startSimulator, type ClientRecord, type Simulator, type SimulatorOptions } from '../simulator';
+import { Harness } from './workflow';
+
+/** The credential a user would enter for this simulator client. */
+export function credentialFor(
+	sim: Simulator,
+	client: ClientRecord = sim.defaultClient,
+	overrides: ICredentialDataDecryptedObject = {},
+): ICredentialDataDecryptedObject {
+	return {
+		environment: client.environment,
+		baseUrl: client.environment === 'sandbox' ? sim.sandboxServiceUrl : sim.serviceUrl,
+		identityUrl: sim.identityUrl,
+		scope: client.scope,
+		clientId: client.clientId,
+		clientSecret: client.clientSecret,
+		keyExpiresOn: '',
+		accessToken: '',
+		...overrides,
+	};
+}
+
+export interface Testbed {
+	sim: Simulator;
+	harness: Harness;
+	/** A credential for the simulator's default client, stored in the harness. */
+	credential: INodeCredentialsDetails;
+	close(): Promise<void>;
+}
+
+/** A simulator over HTTPS and an n8n-core harness with a working credential for it. */
+export async function startTestbed(options: SimulatorOptions = {}): Promise<Testbed> {
+	const sim = await startSimulator(options);
+	const harness = new Harness();
+	const credential = harness.addCredential(credentialFor(sim));
+	return { sim, harness, credential, close: async () => await sim.close() };
+}
+
+/** Every secret a test run knows of, for "appears nowhere" assertions. */
+export function secretsOf(testbed: Testbed): string[] {
+	const secrets = new Set<string>([testbed.sim.defaultClient.clientSecret]);
+	const stored = testbed.harness.credentials.stored(testbed.credential.id ?? '');
+	for (const field of ['clientSecret', 'accessToken']) {
+		const value = stored[field];
+		if (typeof value === 'string' && value.length > 0) secrets.add(value);
+	}
+	return [...secrets];
+}

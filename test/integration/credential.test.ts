@@ -1,0 +1,191 @@
+import type { INodeCredentialsDetails } from 'n8n-workflow';
+
+import { credentialFor, secretsOf, startTestbed, type Testbed } from '../harness/testbed';
+
+const MINUTE = 60_000;
+const listSubscriptions = { resource: 'subscription', operation: 'getAll', returnAll: true };
+
+let testbed: Testbed;
+
+beforeAll(async () => {
+	testbed = await startTestbed({ invoices: 10, assets: 5 });
+});
+
+afterAll(async () => {
+	await testbed.close();
+});
+
+beforeEach(() => {
+	testbed.sim.log.reset();
+	testbed.sim.faults.clear();
+});
+
+function newCredential(overrides = {}): INodeCredentialsDetails {
+	return testbed.harness.addCredential(credentialFor(testbed.sim, undefined, overrides));
+}
+
+async function callService(credential: INodeCredentialsDetails) {
+	return await testbed.harness.runNode({ parameters: listSubscriptions, credential });
+}
+
+function expectNoSecretIn(value: unknown, extraSecrets: string[] = []) {
+	const text = JSON.stringify(value);
+	for (const secret of [...secretsOf(testbed), ...extraSecrets]) {
+		expect(text).not.toContain(secret);
+	}
+}
+
+describe('token reuse', () => {
+	test('a token is fetched once and reused across three executions', async () => {
+		const credential = newCredential();
+		for (let run = 0; run < 3; run++) {
+			const { error } = await callService(credential);
+			expect(error).toBeUndefined();
+		}
+		expect(testbed.sim.log.tokensIssued()).toBe(1);
+		expect(testbed.sim.log.count('token')).toBe(1);
+		expect(testbed.sim.log.count('subscriptions.list', { status: 200 })).toBe(3);
+
+		const stored = testbed.harness.credentials.stored(credential.id ?? '');
+		expect(typeof stored.accessToken).toBe('string');
+		expect(String(stored.accessToken).length).toBeGreaterThan(10);
+	});
+
+	test('after 61 minutes the next call is refused once, gets exactly one new token, then succeeds', async () => {
+		const credential = newCredential();
+		await callService(credential);
+		const firstToken = testbed.harness.credentials.stored(credential.id ?? '').accessToken;
+		testbed.sim.log.reset();
+
+		testbed.sim.clock.advance(61 * MINUTE);
+		const { error, items } = await callService(credential);
+
+		expect(error).toBeUndefined();
+		expect(Array.isArray(items)).toBe(true);
+		expect(testbed.sim.log.count('subscriptions.list', { status: 401 })).toBeGreaterThanOrEqual(1);
+		expect(testbed.sim.log.count('subscriptions.list', { status: 200 })).toBe(1);
+		expect(testbed.sim.log.tokensIssued()).toBe(1);
+		const secondToken = testbed.harness.credentials.stored(credential.id ?? '').accessToken;
+		expect(secondToken).not.toBe(firstToken);
+	});
+
+	test('three simulated hours of traffic every ten minutes cost one token exchange per hour', async () => {
+		const credential = newCredential();
+		for (let minute = 0; minute < 180; minute += 10) {
+			const { error } = await callService(credential);
+			expect(error).toBeUndefined();
+			testbed.sim.clock.advance(10 * MINUTE);
+		}
+		expect(testbed.sim.log.tokensIssued()).toBe(3);
+		expect(testbed.sim.log.count('subscriptions.list', { status: 200 })).toBe(18);
+	});
+
+	test('concurrent items on an empty token fetch only one token', async () => {
+		const credential = newCredential();
+		const { error, items } = await testbed.harness.runNode({
+			parameters: listSubscriptions,
+			credential,
+			input: Array.from({ length: 12 }, (_, index) => ({ json: { index } })),
+		});
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(0);
+		expect(testbed.sim.log.tokensIssued()).toBe(1);
+		expect(testbed.sim.log.count('subscriptions.list', { status: 200 })).toBe(12);
+	});
+});
+
+describe('credential errors', () => {
+	test('a Scope without /.default is refused before any request', async () => {
+		const credential = newCredential({ scope: 'api://invoicing-assets' });
+		const { error } = await callService(credential);
+
+		expect(error?.message).toBe('The Scope must end with /.default');
+		expect(error?.description).toContain('/.default');
+		expect(testbed.sim.log.count()).toBe(0);
+	});
+
+	test('a wrong client secret says the client ID or secret was rejected, without the secret', async () => {
+		const wrongSecret = ['not', 'the', 'real', 'one'].join('-');
+		const credential = newCredential({ clientSecret: wrongSecret });
+		const { error } = await callService(credential);
+
+		expect(error?.message).toBe('The identity service rejected the client ID or secret');
+		expect(error?.description).toContain('Client Secret');
+		expect(testbed.sim.log.count('token', { status: 401 })).toBe(1);
+		expect(testbed.sim.log.count('subscriptions.list')).toBe(0);
+		expectNoSecretIn(error, [wrongSecret]);
+		expectNoSecretIn(error?.message, [wrongSecret]);
+	});
+
+	test('an unknown client ID gets the same clear message', async () => {
+		const credential = newCredential({ clientId: 'no-such-client' });
+		const { error } = await callService(credential);
+		expect(error?.message).toBe('The identity service rejected the client ID or secret');
+	});
+
+	test('a token response without a token is a clear error', async () => {
+		testbed.sim.faults.add({ route: 'token', status: 200, body: { tokenType: 'Bearer' }, times: 1 });
+		const credential = newCredential();
+		const { error } = await callService(credential);
+
+		expect(error?.message).toBe('The identity service answered without an access token');
+		expect(error?.description).toContain('accessToken');
+		expect(testbed.sim.log.count('subscriptions.list')).toBe(0);
+	});
+
+	test('a key whose expiry date has passed is refused before any request, with how to replace it', async () => {
+		const credential = newCredential({ keyExpiresOn: '2026-01-31T00:00:00' });
+		const { error } = await callService(credential);
+
+		expect(error?.message).toBe('The API key expired on 2026-01-31');
+		expect(error?.description).toContain('cannot be revived');
+		expect(error?.description).toContain('cannot be extended');
+		expect(error?.description).toContain('identity portal');
+		expect(testbed.sim.log.count()).toBe(0);
+	});
+
+	test('a key the identity service reports as expired gets the same explanation', async () => {
+		const client = testbed.sim.registerClient({
+			environment: 'production',
+			keyExpiresAt: new Date(testbed.sim.clock.now().getTime() + 24 * 60 * MINUTE),
+		});
+		const credential = testbed.harness.addCredential(credentialFor(testbed.sim, client));
+		expect((await callService(credential)).error).toBeUndefined();
+
+		testbed.sim.clock.advance(25 * 60 * MINUTE);
+		const { error } = await callService(credential);
+
+		expect(error?.message).toBe('The API key expired');
+		expect(error?.description).toContain('cannot be revived');
+		expect(error?.description).toContain('replacement key');
+		expectNoSecretIn(error, [client.clientSecret]);
+	});
+
+	test('a sandbox key used against the production Base URL is explained after one renewal', async () => {
+		const sandbox = testbed.sim.defaultSandboxClient;
+		const credential = testbed.harness.addCredential(
+			credentialFor(testbed.sim, sandbox, { baseUrl: testbed.sim.serviceUrl }),
+		);
+		const { error } = await callService(credential);
+
+		expect(error?.message).toBe('The service refused the access token');
+		expect(error?.description).toContain('environment');
+		expect(testbed.sim.log.tokensIssued()).toBe(2);
+		expectNoSecretIn(error, [sandbox.clientSecret]);
+	});
+
+	test('an http Base URL is refused before any request', async () => {
+		const credential = newCredential({ baseUrl: testbed.sim.serviceUrl.replace('https:', 'http:') });
+		const { error } = await callService(credential);
+
+		expect(error?.message).toBe('The credential’s Base URL must start with https://');
+		expect(testbed.sim.log.count()).toBe(0);
+	});
+});
+
+test('no secret appears in the output of a successful run', async () => {
+	const credential = newCredential();
+	const run = await callService(credential);
+	const stored = testbed.harness.credentials.stored(credential.id ?? '');
+	expectNoSecretIn(run.run.data.resultData, [String(stored.accessToken)]);
+});

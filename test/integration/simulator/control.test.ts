@@ -1,0 +1,229 @@
+import { request, type Agent } from 'undici';
+
+import { paths, withDeliveryKey } from '../../../nodes/InvoicingAssets/transport/contract';
+import { startSimulator, type Simulator } from '../../simulator';
+import { ControlApiError, SimulatorControlClient } from '../../simulator/control-client';
+import { call, caOf, createAgent, fetchToken, startReceiver, type Receiver } from './helpers';
+
+let sim: Simulator;
+let agent: Agent;
+let control: SimulatorControlClient;
+let receiver: Receiver;
+
+beforeAll(async () => {
+	sim = await startSimulator({ invoices: 60, assets: 30, delivery: { retrySchedule: [20] } });
+	agent = createAgent(sim);
+	control = new SimulatorControlClient(sim.controlUrl);
+	receiver = await startReceiver(caOf(sim));
+});
+
+afterAll(async () => {
+	await control.close();
+	await receiver.close();
+	await agent.close();
+	await sim.close();
+});
+
+const listInvoices = (token: string) =>
+	call(agent, `${sim.serviceUrl}${paths.invoices}?pageSize=1`, { token });
+
+describe('control API', () => {
+	test('state describes the running simulator', async () => {
+		const state = await control.state();
+		expect(state).toMatchObject({
+			identityUrl: sim.identityUrl,
+			tokenUrl: sim.tokenUrl,
+			serviceUrl: sim.serviceUrl,
+			sandboxServiceUrl: sim.sandboxServiceUrl,
+			controlUrl: sim.controlUrl,
+			caCertPath: sim.caCertPath,
+			counts: { invoices: 60, assets: 30, subscriptions: 0, clients: 2, deliveriesInFlight: 0 },
+			defaultClient: {
+				clientId: sim.defaultClient.clientId,
+				clientSecret: sim.defaultClient.clientSecret,
+				environment: 'production',
+				keyExpiresAt: sim.defaultClient.keyExpiresAt.toISOString(),
+			},
+			deliveryOptions: { retrySchedule: [20], duplicate: false },
+		});
+		expect(sim.controlUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+	});
+
+	test('the control API is plain HTTP on its own port, apart from the service API', async () => {
+		expect(new URL(sim.controlUrl).port).not.toBe(new URL(sim.serviceUrl).port);
+		const onService = await call(agent, `${sim.serviceUrl}/control/state`);
+		expect(onService.status).toBe(404);
+		const plain = await request(`${sim.controlUrl}${paths.invoices}`);
+		expect(plain.statusCode).toBe(404);
+		await plain.body.dump();
+	});
+
+	test('clients: register, rotate the secret, refuse 13 months', async () => {
+		const client = await control.registerClient({ environment: 'production', displayName: 'e2e' });
+		expect(client).toMatchObject({ environment: 'production', displayName: 'e2e' });
+		const token = await fetchToken(agent, sim, client);
+		expect((await listInvoices(token)).status).toBe(200);
+
+		const rotated = await control.updateClientSecret(client.clientId, 'a-brand-new-secret');
+		expect(rotated.clientSecret).toBe('a-brand-new-secret');
+		await expect(fetchToken(agent, sim, client)).rejects.toThrow(/401/);
+		expect(await fetchToken(agent, sim, rotated)).toEqual(expect.any(String));
+
+		const tooLate = new Date();
+		tooLate.setUTCMonth(tooLate.getUTCMonth() + 13);
+		await expect(
+			control.registerClient({ environment: 'sandbox', keyExpiresAt: tooLate.toISOString() }),
+		).rejects.toMatchObject({ status: 400, message: expect.stringContaining('12 months') });
+		await expect(control.updateClientSecret('nobody')).rejects.toBeInstanceOf(ControlApiError);
+	});
+
+	test('clock: advance ends tokens', async () => {
+		const token = await fetchToken(agent, sim);
+		const before = await control.clock();
+		const after = await control.advanceClock(3601);
+		expect(after.offsetMs - before.offsetMs).toBe(3601 * 1000);
+		expect(Date.parse(after.now) - Date.parse(before.now)).toBeGreaterThanOrEqual(3601 * 1000);
+		expect((await listInvoices(token)).status).toBe(401);
+		await expect(control.advanceClock(-5)).rejects.toMatchObject({ status: 400 });
+	});
+
+	test('faults: add, list, remove, clear', async () => {
+		const token = await fetchToken(agent, sim);
+		const fault = await control.addFault({
+			route: 'invoices.list',
+			status: 503,
+			retryAfter: 1,
+			times: 5,
+		});
+		expect(fault).toMatchObject({ route: 'invoices.list', status: 503, remaining: 5, hits: 0 });
+		const response = await listInvoices(token);
+		expect(response.status).toBe(503);
+		expect(response.headers['retry-after']).toBe('1');
+		expect((await control.faults())[0]).toMatchObject({ id: fault.id, remaining: 4, hits: 1 });
+		await control.removeFault(fault.id);
+		expect(await control.faults()).toEqual([]);
+		await control.addFault({ route: 'assets.get', drop: true });
+		await control.clearFaults();
+		expect(await control.faults()).toEqual([]);
+		await expect(control.addFault({ route: 'token' })).rejects.toMatchObject({ status: 400 });
+	});
+
+	test('log: counts, filtered entries, reset', async () => {
+		await control.resetLog();
+		const token = await fetchToken(agent, sim);
+		await listInvoices(token);
+		await call(agent, `${sim.serviceUrl}${paths.invoice('nope')}`, { token });
+		const log = await control.log();
+		expect(log.counts).toEqual({ token: 1, 'invoices.list': 1, 'invoices.get': 1 });
+		expect(log.tokensIssued).toBe(1);
+		expect(log.entries).toHaveLength(3);
+		const filtered = await control.log({ route: 'invoices.get', status: 404 });
+		expect(filtered.entries).toEqual([
+			expect.objectContaining({
+				route: 'invoices.get',
+				params: { invoiceNumber: 'nope' },
+				status: 404,
+			}),
+		]);
+		await control.resetLog();
+		expect((await control.log()).entries).toEqual([]);
+	});
+
+	test('subscriptions: list and out-of-band delete', async () => {
+		const token = await fetchToken(agent, sim);
+		const created = await call(agent, `${sim.serviceUrl}${paths.subscriptions}`, {
+			method: 'POST',
+			token,
+			json: { notificationUrl: `${receiver.url}/hook`, eventTypes: null, description: 'oob' },
+		});
+		const listed = await control.subscriptions();
+		expect(listed.map((sub) => sub.id)).toContain(created.json);
+		await control.deleteSubscription(created.json);
+		const gone = await call(agent, `${sim.serviceUrl}${paths.subscription(created.json)}`, {
+			method: 'DELETE',
+			token,
+		});
+		expect(gone.status).toBe(404);
+		await expect(control.deleteSubscription(created.json)).rejects.toMatchObject({ status: 404 });
+	});
+
+	test('invoices and events: issue, deliver, inspect deliveries', async () => {
+		const token = await fetchToken(agent, sim);
+		const key = 'control-test-key-value';
+		const created = await call(agent, `${sim.serviceUrl}${paths.subscriptions}`, {
+			method: 'POST',
+			token,
+			json: {
+				notificationUrl: withDeliveryKey(`${receiver.url}/ctl`, key),
+				eventTypes: null,
+				description: null,
+			},
+		});
+		const issued = await control.issueInvoice(
+			{ customerNumber: sim.data.customerNumbers()[0] },
+			{ waitForDelivery: true },
+		);
+		expect(issued.invoice).toMatchObject({
+			status: 'issued',
+			customerNumber: sim.data.customerNumbers()[0],
+		});
+		expect(issued.event.subscriptionIds).toEqual([created.json]);
+		expect(issued.event.outcomes).toEqual([
+			expect.objectContaining({ result: 'delivered', attempts: 1 }),
+		]);
+		expect(receiver.received.pop()?.body).toMatchObject({
+			eventId: issued.event.eventId,
+			data: { invoiceNumber: issued.invoice.invoiceNumber },
+		});
+		expect(
+			(
+				await call(agent, `${sim.serviceUrl}${paths.invoice(issued.invoice.invoiceNumber)}`, {
+					token,
+				})
+			).json,
+		).toEqual(issued.invoice);
+
+		await control.setDeliveryOptions({ duplicate: true });
+		const event = await control.emitEvent('asset.created', { assetId: 'AST-000001' });
+		expect(event.outcomes).toBeUndefined();
+		await control.waitForDeliveries(5000);
+		const deliveries = await control.deliveries({ eventId: event.eventId });
+		expect(deliveries.inFlight).toBe(0);
+		expect(deliveries.options.duplicate).toBe(true);
+		expect(deliveries.entries.map((entry) => [entry.copy, entry.result])).toEqual([
+			[1, 'delivered'],
+			[2, 'delivered'],
+		]);
+		expect(JSON.stringify(deliveries)).not.toContain(key);
+		await control.setDeliveryOptions({ duplicate: false, retrySchedule: [10, 10] });
+		expect(sim.deliveries.options()).toMatchObject({ duplicate: false, retrySchedule: [10, 10] });
+		await control.resetDeliveries();
+		expect((await control.deliveries()).entries).toEqual([]);
+		await expect(control.setDeliveryOptions({ retrySchedule: [-1] })).rejects.toMatchObject({
+			status: 400,
+		});
+		await expect(control.emitEvent('', {})).rejects.toMatchObject({ status: 400 });
+	});
+
+	test('seed: other counts at runtime', async () => {
+		const counts = await control.seed({ invoices: 7, assets: 3 });
+		expect(counts).toMatchObject({ invoices: 7, assets: 3 });
+		expect((await control.state()).counts).toMatchObject({ invoices: 7, assets: 3 });
+		const token = await fetchToken(agent, sim);
+		expect((await listInvoices(token)).json.totalItems).toBe(7);
+		await expect(control.seed({ invoices: -1 })).rejects.toMatchObject({ status: 400 });
+	});
+
+	test('unknown control endpoints are 404 and bad JSON is 400', async () => {
+		const unknown = await request(`${sim.controlUrl}/control/nothing`);
+		expect(unknown.statusCode).toBe(404);
+		expect(await unknown.body.json()).toMatchObject({ code: 'not_found' });
+		const bad = await request(`${sim.controlUrl}/control/faults`, {
+			method: 'POST',
+			body: '{oops',
+			headers: { 'content-type': 'application/json' },
+		});
+		expect(bad.statusCode).toBe(400);
+		await bad.body.dump();
+	});
+});

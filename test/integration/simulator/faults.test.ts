@@ -1,0 +1,275 @@
+import type { Agent } from 'undici';
+
+import {
+	paths,
+	readIdentityError,
+	readRetryAfterMs,
+	tokenRequestForm,
+} from '../../../nodes/InvoicingAssets/transport/contract';
+import { startSimulator, type Simulator } from '../../simulator';
+import { call, createAgent, fetchToken, requestToken } from './helpers';
+
+let sim: Simulator;
+let agent: Agent;
+let token: string;
+
+beforeAll(async () => {
+	sim = await startSimulator({ invoices: 50, assets: 20 });
+	agent = createAgent(sim);
+	token = await fetchToken(agent, sim);
+});
+
+afterEach(() => sim.faults.clear());
+
+afterAll(async () => {
+	await agent.close();
+	await sim.close();
+});
+
+const listInvoices = () => call(agent, `${sim.serviceUrl}${paths.invoices}`, { token });
+const getInvoice = (n = 'INV-0000001') =>
+	call(agent, `${sim.serviceUrl}${paths.invoice(n)}`, { token });
+
+describe('faults', () => {
+	test('a status fault with times applies to the next N matching requests only', async () => {
+		sim.faults.add({ route: 'invoices.list', status: 503, times: 2 });
+		const first = await listInvoices();
+		const second = await listInvoices();
+		const third = await listInvoices();
+		expect([first.status, second.status, third.status]).toEqual([503, 503, 200]);
+		expect(first.json).toEqual({
+			code: 'service_unavailable',
+			message: expect.stringContaining('503'),
+			details: null,
+		});
+		expect(sim.faults.list()).toEqual([]);
+		// Other routes were never affected.
+		expect((await getInvoice()).status).toBe(200);
+	});
+
+	test('faults apply before authentication', async () => {
+		sim.faults.add({ route: 'invoices.get', status: 500, times: 1 });
+		const response = await call(agent, `${sim.serviceUrl}${paths.invoice('INV-0000001')}`);
+		expect(response.status).toBe(500);
+		expect(response.json.code).toBe('internal_error');
+	});
+
+	test('429 carries Retry-After in seconds or as an HTTP date', async () => {
+		sim.faults.add({ route: 'invoices.list', status: 429, retryAfter: 7, times: 1 });
+		const seconds = await listInvoices();
+		expect(seconds.status).toBe(429);
+		expect(seconds.headers['retry-after']).toBe('7');
+		expect(readRetryAfterMs(seconds.headers['retry-after'])).toBe(7000);
+		expect(seconds.json.code).toBe('rate_limited');
+
+		const date = new Date(Date.now() + 30_000).toUTCString();
+		sim.faults.add({ route: 'invoices.list', status: 503, retryAfter: date, times: 1 });
+		const dated = await listInvoices();
+		expect(dated.status).toBe(503);
+		expect(dated.headers['retry-after']).toBe(date);
+		expect(readRetryAfterMs(dated.headers['retry-after'])).toBeGreaterThan(20_000);
+	});
+
+	test('without retryAfter there is no Retry-After header', async () => {
+		sim.faults.add({ route: 'invoices.list', status: 503, times: 1 });
+		const response = await listInvoices();
+		expect(response.headers['retry-after']).toBeUndefined();
+	});
+
+	test('the token route answers faults in the OAuth shape', async () => {
+		sim.faults.add({ route: 'token', status: 503, retryAfter: 2, times: 1 });
+		const client = sim.defaultClient;
+		const response = await requestToken(agent, sim, {
+			...tokenRequestForm(client.clientId, client.clientSecret, client.scope),
+		});
+		expect(response.status).toBe(503);
+		expect(response.headers['retry-after']).toBe('2');
+		expect(readIdentityError(response.text)?.error).toBe('temporarily_unavailable');
+		expect(sim.log.entries({ route: 'token' }).pop()).toMatchObject({
+			status: 503,
+			fault: 'status',
+		});
+	});
+
+	test('latency delays the answer, which is otherwise normal', async () => {
+		sim.faults.add({ route: 'invoices.get', latencyMs: 300, times: 1 });
+		const started = Date.now();
+		const response = await getInvoice();
+		expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+		expect(response.status).toBe(200);
+		const quick = Date.now();
+		await getInvoice();
+		expect(Date.now() - quick).toBeLessThan(250);
+	});
+
+	test('drop destroys the socket without a response', async () => {
+		sim.faults.add({ route: 'invoices.get', drop: true, times: 1 });
+		await expect(getInvoice()).rejects.toThrow(/socket|closed|reset/i);
+		expect((await getInvoice()).status).toBe(200);
+		const dropped = sim.log
+			.entries({ route: 'invoices.get' })
+			.find((entry) => entry.fault === 'drop');
+		expect(dropped).toMatchObject({ status: null, fault: 'drop' });
+	});
+
+	test('method limits a fault, and custom bodies and headers are sent as given', async () => {
+		sim.faults.add({
+			route: 'subscriptions.create',
+			method: 'POST',
+			status: 502,
+			body: '<html>Bad gateway</html>',
+			headers: { 'content-type': 'text/html' },
+		});
+		const created = await call(agent, `${sim.serviceUrl}${paths.subscriptions}`, {
+			method: 'POST',
+			token,
+			json: { notificationUrl: 'https://example.com/hook', eventTypes: null, description: null },
+		});
+		expect(created.status).toBe(502);
+		expect(created.headers['content-type']).toBe('text/html');
+		expect(created.text).toBe('<html>Bad gateway</html>');
+		sim.faults.clear();
+
+		sim.faults.add({ route: 'subscriptions.list', method: 'DELETE', status: 500 });
+		expect((await call(agent, `${sim.serviceUrl}${paths.subscriptions}`, { token })).status).toBe(
+			200,
+		);
+		sim.faults.clear();
+
+		sim.faults.add({
+			route: 'invoices.get',
+			status: 409,
+			body: { code: 'conflict', message: 'busy', details: { n: 1 } },
+		});
+		expect((await getInvoice()).json).toEqual({
+			code: 'conflict',
+			message: 'busy',
+			details: { n: 1 },
+		});
+	});
+
+	test('probability uses a seeded RNG: 0 never, 1 always, 0.5 some of the time', async () => {
+		sim.faults.add({ route: 'invoices.get', status: 500, probability: 0 });
+		for (let i = 0; i < 5; i++) expect((await getInvoice()).status).toBe(200);
+		sim.faults.clear();
+		sim.faults.add({ route: 'invoices.get', status: 500, probability: 1, times: 3 });
+		for (let i = 0; i < 3; i++) expect((await getInvoice()).status).toBe(500);
+		expect((await getInvoice()).status).toBe(200);
+		sim.faults.clear();
+		const fault = sim.faults.add({ route: 'invoices.get', status: 500, probability: 0.5 });
+		const statuses: number[] = [];
+		for (let i = 0; i < 40; i++) statuses.push((await getInvoice()).status);
+		const failures = statuses.filter((status) => status === 500).length;
+		expect(failures).toBeGreaterThan(5);
+		expect(failures).toBeLessThan(35);
+		expect(sim.faults.list().find((rule) => rule.id === fault.id)?.hits).toBe(failures);
+	});
+
+	test('invalid faults are refused', () => {
+		expect(() => sim.faults.add({ route: 'invoices.nope' as 'invoices.get', status: 500 })).toThrow(
+			/route/,
+		);
+		expect(() => sim.faults.add({ route: 'invoices.get' })).toThrow(/at least one/);
+		expect(() => sim.faults.add({ route: 'invoices.get', status: 99 })).toThrow(/status/);
+		expect(() => sim.faults.add({ route: 'invoices.get', drop: true, status: 500 })).toThrow(
+			/not both/,
+		);
+		expect(() => sim.faults.add({ route: 'invoices.get', status: 500, probability: 2 })).toThrow(
+			/probability/,
+		);
+		expect(() => sim.faults.add({ route: 'invoices.get', status: 500, times: 0 })).toThrow(/times/);
+	});
+
+	test('remove takes one fault away', async () => {
+		const fault = sim.faults.add({ route: 'invoices.list', status: 500 });
+		expect((await listInvoices()).status).toBe(500);
+		expect(sim.faults.remove(fault.id)).toBe(true);
+		expect((await listInvoices()).status).toBe(200);
+		expect(sim.faults.remove(fault.id)).toBe(false);
+	});
+});
+
+describe('request log', () => {
+	test('counts per route, entries with decoded params and query, never credentials', async () => {
+		sim.log.reset();
+		expect(sim.log.count()).toBe(0);
+		const fresh = await fetchToken(agent, sim);
+		await call(agent, `${sim.serviceUrl}${paths.invoices}?status=paid&pageSize=5`, {
+			token: fresh,
+		});
+		await call(agent, `${sim.serviceUrl}${paths.invoices}?status=paid&pageSize=5`, {
+			token: fresh,
+		});
+		await call(agent, `${sim.serviceUrl}${paths.invoice('INV 1/2')}`, { token: fresh });
+		await call(agent, `${sim.serviceUrl}${paths.assets}`, { token: fresh });
+		await call(agent, `${sim.serviceUrl}${paths.asset('AST-000001')}`, { token: fresh });
+		await call(agent, `${sim.serviceUrl}/nothing/here`, { token: fresh });
+		await call(agent, `${sim.serviceUrl}${paths.invoices}`, { method: 'PUT', token: fresh });
+
+		expect(sim.log.tokensIssued()).toBe(1);
+		expect(sim.log.count('token')).toBe(1);
+		expect(sim.log.count('invoices.list')).toBe(2);
+		expect(sim.log.count('invoices.get')).toBe(1);
+		expect(sim.log.count('assets.list')).toBe(1);
+		expect(sim.log.count('assets.get')).toBe(1);
+		expect(sim.log.count('unknown')).toBe(2);
+		expect(sim.log.count()).toBe(8);
+		expect(sim.log.countsByRoute()).toEqual({
+			token: 1,
+			'invoices.list': 2,
+			'invoices.get': 1,
+			'assets.list': 1,
+			'assets.get': 1,
+			unknown: 2,
+		});
+		expect(sim.log.count('invoices.list', { status: 200 })).toBe(2);
+
+		const [list] = sim.log.entries({ route: 'invoices.list' });
+		expect(list).toEqual({
+			seq: expect.any(Number),
+			at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+			route: 'invoices.list',
+			method: 'GET',
+			path: paths.invoices,
+			params: {},
+			query: { status: 'paid', pageSize: '5' },
+			status: 200,
+			errorCode: null,
+			clientId: sim.defaultClient.clientId,
+			environment: 'production',
+			fault: null,
+			durationMs: expect.any(Number),
+		});
+		expect(sim.log.entries({ route: 'invoices.get' })[0].params).toEqual({
+			invoiceNumber: 'INV 1/2',
+		});
+		const unknown = sim.log.entries({ route: 'unknown' });
+		expect(unknown.map((entry) => [entry.method, entry.status])).toEqual([
+			['GET', 404],
+			['PUT', 405],
+		]);
+		expect(JSON.stringify(sim.log.entries())).not.toContain(fresh);
+		expect(JSON.stringify(sim.log.entries())).not.toContain(sim.defaultClient.clientSecret);
+
+		sim.log.reset();
+		expect(sim.log.count()).toBe(0);
+		expect(sim.log.entries()).toEqual([]);
+		expect(sim.log.tokensIssued()).toBe(0);
+	});
+
+	test('the simulated time is recorded', async () => {
+		sim.log.reset();
+		sim.clock.advance(3 * 24 * 60 * 60 * 1000);
+		await requestToken(agent, sim, {
+			...tokenRequestForm(
+				sim.defaultClient.clientId,
+				sim.defaultClient.clientSecret,
+				sim.defaultClient.scope,
+			),
+		});
+		const [entry] = sim.log.entries();
+		const at = Date.parse(entry.at);
+		expect(Math.abs(at - sim.clock.now().getTime())).toBeLessThan(5000);
+		expect(at - Date.now()).toBeGreaterThan(2.9 * 24 * 60 * 60 * 1000);
+	});
+});

@@ -1,0 +1,178 @@
+/**
+ * A typed client of the simulator's control API (see control.ts), for tests and tools that run
+ * in another process than the simulator. Plain HTTP to 127.0.0.1; call `close()` when done.
+ */
+import { Agent, request } from 'undici';
+
+import type { Invoice, Subscription } from '../../nodes/InvoicingAssets/transport/contract';
+import type {
+	ActiveFault,
+	ClientRecordJson,
+	ClientRegistrationJson,
+	ClockState,
+	DeliveriesResponse,
+	DeliveryOptions,
+	EmittedEventJson,
+	FaultRule,
+	IssueInvoiceInput,
+	LogResponse,
+	RequestLogFilter,
+	SimulatorState,
+} from './types';
+
+export class ControlApiError extends Error {
+	constructor(
+		readonly status: number,
+		readonly code: string | null,
+		message: string,
+	) {
+		super(message);
+		this.name = 'ControlApiError';
+	}
+}
+
+export class SimulatorControlClient {
+	private readonly agent = new Agent({ keepAliveTimeout: 1000 });
+
+	constructor(readonly controlUrl: string) {}
+
+	state(): Promise<SimulatorState> {
+		return this.call('GET', '/control/state');
+	}
+
+	registerClient(registration: ClientRegistrationJson): Promise<ClientRecordJson> {
+		return this.call('POST', '/control/clients', registration);
+	}
+
+	updateClientSecret(clientId: string, clientSecret?: string): Promise<ClientRecordJson> {
+		return this.call('POST', `/control/clients/${encodeURIComponent(clientId)}/secret`, {
+			clientSecret,
+		});
+	}
+
+	clock(): Promise<ClockState> {
+		return this.call('GET', '/control/clock');
+	}
+
+	advanceClock(seconds: number): Promise<ClockState> {
+		return this.call('POST', '/control/clock/advance', { seconds });
+	}
+
+	faults(): Promise<ActiveFault[]> {
+		return this.call('GET', '/control/faults');
+	}
+
+	addFault(rule: FaultRule): Promise<ActiveFault> {
+		return this.call('POST', '/control/faults', rule);
+	}
+
+	removeFault(id: string): Promise<void> {
+		return this.call('DELETE', `/control/faults/${encodeURIComponent(id)}`);
+	}
+
+	clearFaults(): Promise<void> {
+		return this.call('DELETE', '/control/faults');
+	}
+
+	log(filter: RequestLogFilter = {}): Promise<LogResponse> {
+		const query = new URLSearchParams();
+		for (const [name, value] of Object.entries(filter)) {
+			if (value !== undefined) query.set(name, String(value));
+		}
+		const search = query.size > 0 ? `?${query.toString()}` : '';
+		return this.call('GET', `/control/log${search}`);
+	}
+
+	resetLog(): Promise<void> {
+		return this.call('DELETE', '/control/log');
+	}
+
+	subscriptions(): Promise<Subscription[]> {
+		return this.call('GET', '/control/subscriptions');
+	}
+
+	/** Deletes a subscription out of band (as if removed in the provider's portal). */
+	deleteSubscription(id: string): Promise<void> {
+		return this.call('DELETE', `/control/subscriptions/${encodeURIComponent(id)}`);
+	}
+
+	issueInvoice(
+		invoice: IssueInvoiceInput = {},
+		options: { waitForDelivery?: boolean } = {},
+	): Promise<{ invoice: Invoice; event: EmittedEventJson }> {
+		return this.call('POST', '/control/invoices', { invoice, ...options });
+	}
+
+	emitEvent(
+		eventType: string,
+		data: Record<string, unknown>,
+		options: { waitForDelivery?: boolean } = {},
+	): Promise<EmittedEventJson> {
+		return this.call('POST', '/control/events', { eventType, data, ...options });
+	}
+
+	deliveries(
+		filter: { eventId?: string; subscriptionId?: string } = {},
+	): Promise<DeliveriesResponse> {
+		const query = new URLSearchParams();
+		if (filter.eventId) query.set('eventId', filter.eventId);
+		if (filter.subscriptionId) query.set('subscriptionId', filter.subscriptionId);
+		const search = query.size > 0 ? `?${query.toString()}` : '';
+		return this.call('GET', `/control/deliveries${search}`);
+	}
+
+	resetDeliveries(): Promise<void> {
+		return this.call('DELETE', '/control/deliveries');
+	}
+
+	setDeliveryOptions(options: Partial<DeliveryOptions>): Promise<DeliveryOptions> {
+		return this.call('POST', '/control/deliveries/options', options);
+	}
+
+	waitForDeliveries(timeoutMs?: number): Promise<void> {
+		return this.call('POST', '/control/deliveries/wait', { timeoutMs });
+	}
+
+	seed(options: {
+		invoices?: number;
+		assets?: number;
+		seed?: number | string;
+	}): Promise<{ invoices: number; assets: number; seed: number | string }> {
+		return this.call('POST', '/control/seed', options);
+	}
+
+	close(): Promise<void> {
+		return this.agent.close();
+	}
+
+	private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+		const response = await request(new URL(path, this.controlUrl), {
+			method: method as 'GET',
+			dispatcher: this.agent,
+			headers: body === undefined ? {} : { 'content-type': 'application/json' },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await response.body.text();
+		if (response.statusCode >= 400) {
+			let code: string | null = null;
+			let message = text;
+			const parsed = parseJson(text) as { code?: unknown; message?: unknown } | undefined;
+			if (parsed && typeof parsed.message === 'string') message = parsed.message;
+			if (parsed && typeof parsed.code === 'string') code = parsed.code;
+			throw new ControlApiError(
+				response.statusCode,
+				code,
+				`Control API ${method} ${path} answered ${response.statusCode}: ${message}`,
+			);
+		}
+		return (text === '' ? undefined : JSON.parse(text)) as T;
+	}
+}
+
+function parseJson(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return undefined;
+	}
+}

@@ -1,0 +1,267 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
+/**
+ * The control API: plain HTTP JSON on 127.0.0.1, on its own port, apart from the service API.
+ * It maps to the Simulator's functions so that another process (an n8n end-to-end test, the
+ * demo) can drive the simulator. See control-client.ts for a typed client.
+ *
+ *   GET    /control/state                     urls, CA file, counts, default client, options
+ *   POST   /control/clients                   ClientRegistrationJson -> 201 ClientRecordJson
+ *   POST   /control/clients/:id/secret        { clientSecret? } -> ClientRecordJson
+ *   GET    /control/clock                     { now, offsetMs }
+ *   POST   /control/clock/advance             { seconds } -> { now, offsetMs }
+ *   GET    /control/faults                    ActiveFault[]
+ *   POST   /control/faults                    FaultRule -> 201 ActiveFault
+ *   DELETE /control/faults                    remove all -> 204
+ *   DELETE /control/faults/:id                -> 204 | 404
+ *   GET    /control/log?route=&method=&status=&clientId=&environment=
+ *                                             { counts, tokensIssued, entries }
+ *   DELETE /control/log                       -> 204
+ *   GET    /control/subscriptions             Subscription[]
+ *   DELETE /control/subscriptions/:id         out-of-band delete -> 204 | 404
+ *   POST   /control/invoices                  { invoice?, waitForDelivery? } -> 201 { invoice, event }
+ *   POST   /control/events                    { eventType, data?, waitForDelivery? } -> 201 EmittedEventJson
+ *   GET    /control/deliveries?eventId=&subscriptionId=   { inFlight, options, entries }
+ *   DELETE /control/deliveries                clear the attempts log -> 204
+ *   POST   /control/deliveries/options        Partial<DeliveryOptions> -> DeliveryOptions
+ *   POST   /control/deliveries/wait           { timeoutMs? } -> 204 once none is in flight
+ *   POST   /control/seed                      { invoices?, assets?, seed? } -> counts
+ * Errors: `{ code, message, details }` with 400 (bad input) or 404.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { clientJson } from './identity';
+import { readBody, serviceError, writeResponse, type SimResponse } from './http-util';
+import type { Simulator } from './index';
+import {
+	ENVIRONMENTS,
+	ROUTES,
+	type ClientRegistrationJson,
+	type ClockState,
+	type EmittedEvent,
+	type EmittedEventJson,
+	type Environment,
+	type FaultRule,
+	type LoggedRoute,
+	type RequestLogFilter,
+} from './types';
+
+export const CONTROL_PREFIX = '/control';
+
+export function createControlHandler(getSimulator: () => Simulator | undefined) {
+	return (req: IncomingMessage, res: ServerResponse) => {
+		const sim = getSimulator();
+		if (!sim) {
+			writeResponse(res, serviceError(503, 'starting', 'The simulator is starting.'));
+			return;
+		}
+		handleControl(sim, req).then(
+			(response) => writeResponse(res, response),
+			(error: unknown) =>
+				writeResponse(
+					res,
+					serviceError(400, 'bad_request', error instanceof Error ? error.message : String(error)),
+				),
+		);
+	};
+}
+
+async function handleControl(sim: Simulator, req: IncomingMessage): Promise<SimResponse> {
+	const method = (req.method ?? 'GET').toUpperCase();
+	const url = new URL(req.url ?? '/', 'http://control');
+	const segments = url.pathname
+		.split('/')
+		.filter((segment) => segment !== '')
+		.map((segment) => decodeURIComponent(segment));
+	if (segments[0] !== CONTROL_PREFIX.slice(1)) return notFound();
+	const [resource, id, action] = segments.slice(1);
+	const bodyResult = await readBody(req);
+	if (!bodyResult.ok)
+		return serviceError(400, 'bad_request', 'The request body could not be read.');
+	const text = bodyResult.body.toString('utf8').trim();
+	const body = (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>;
+	const query = url.searchParams;
+
+	switch (
+		`${method} ${resource ?? ''}${id !== undefined ? '/:id' : ''}${action ? `/${action}` : ''}`
+	) {
+		case 'GET state':
+			return ok(sim.state());
+
+		case 'POST clients':
+			return { status: 201, body: clientJson(sim.registerClient(readRegistration(body))) };
+		case 'POST clients/:id/secret':
+			return ok(
+				clientJson(sim.updateClientSecret(id, optionalString(body.clientSecret, 'clientSecret'))),
+			);
+
+		case 'GET clock':
+			return ok(clockOf(sim));
+		case 'POST clock/:id':
+			if (id !== 'advance') return notFound();
+			if (typeof body.seconds !== 'number' || !(body.seconds >= 0)) {
+				return serviceError(400, 'bad_request', 'seconds must be a number of at least 0.');
+			}
+			sim.clock.advance(body.seconds * 1000);
+			return ok(clockOf(sim));
+
+		case 'GET faults':
+			return ok(sim.faults.list());
+		case 'POST faults':
+			return { status: 201, body: sim.faults.add(body as unknown as FaultRule) };
+		case 'DELETE faults':
+			sim.faults.clear();
+			return { status: 204 };
+		case 'DELETE faults/:id':
+			return sim.faults.remove(id) ? { status: 204 } : notFound(`Fault '${id}' was not found.`);
+
+		case 'GET log': {
+			const filter = readLogFilter(query);
+			return ok({
+				counts: sim.log.countsByRoute(),
+				tokensIssued: sim.log.tokensIssued(),
+				entries: sim.log.entries(filter),
+			});
+		}
+		case 'DELETE log':
+			sim.log.reset();
+			return { status: 204 };
+
+		case 'GET subscriptions':
+			return ok(sim.subscriptions.list());
+		case 'DELETE subscriptions/:id':
+			return sim.subscriptions.delete(id)
+				? { status: 204 }
+				: notFound(`Subscription '${id}' was not found.`);
+
+		case 'POST invoices': {
+			const issued = sim.issueInvoice(
+				(body.invoice ?? {}) as Parameters<Simulator['issueInvoice']>[0],
+			);
+			return {
+				status: 201,
+				body: {
+					invoice: issued.invoice,
+					event: await eventJson(issued.event, body.waitForDelivery === true),
+				},
+			};
+		}
+		case 'POST events': {
+			if (typeof body.eventType !== 'string') {
+				return serviceError(400, 'bad_request', 'eventType must be a string.');
+			}
+			const event = sim.emitEvent(body.eventType, (body.data ?? {}) as Record<string, unknown>);
+			return { status: 201, body: await eventJson(event, body.waitForDelivery === true) };
+		}
+
+		case 'GET deliveries':
+			return ok({
+				inFlight: sim.deliveries.inFlight(),
+				options: sim.deliveries.options(),
+				entries: sim.deliveries.entries({
+					eventId: query.get('eventId') ?? undefined,
+					subscriptionId: query.get('subscriptionId') ?? undefined,
+				}),
+			});
+		case 'DELETE deliveries':
+			sim.deliveries.reset();
+			return { status: 204 };
+		case 'POST deliveries/:id':
+			if (id === 'options') return ok(sim.deliveries.setOptions(body));
+			if (id === 'wait') {
+				await sim.waitForDeliveries(
+					typeof body.timeoutMs === 'number' ? body.timeoutMs : undefined,
+				);
+				return { status: 204 };
+			}
+			return notFound();
+
+		case 'POST seed':
+			return ok(
+				sim.seed({
+					invoices: optionalNumber(body.invoices, 'invoices'),
+					assets: optionalNumber(body.assets, 'assets'),
+					seed: body.seed as number | string | undefined,
+				}),
+			);
+
+		default:
+			return notFound();
+	}
+}
+
+function clockOf(sim: Simulator): ClockState {
+	return { now: sim.clock.now().toISOString(), offsetMs: sim.clock.offsetMs() };
+}
+
+async function eventJson(event: EmittedEvent, wait: boolean): Promise<EmittedEventJson> {
+	const json: EmittedEventJson = {
+		eventId: event.eventId,
+		eventType: event.eventType,
+		occurredAt: event.occurredAt,
+		data: event.data,
+		subscriptionIds: event.deliveries.map((delivery) => delivery.subscriptionId),
+	};
+	if (wait) json.outcomes = await event.done;
+	return json;
+}
+
+function readRegistration(body: Record<string, unknown>) {
+	const registration = body as unknown as ClientRegistrationJson;
+	if (!ENVIRONMENTS.includes(registration.environment)) {
+		throw new Error(`environment must be one of ${ENVIRONMENTS.join(', ')}.`);
+	}
+	let keyExpiresAt: Date | undefined;
+	if (registration.keyExpiresAt !== undefined) {
+		keyExpiresAt = new Date(registration.keyExpiresAt);
+		if (Number.isNaN(keyExpiresAt.getTime()))
+			throw new Error('keyExpiresAt must be an ISO 8601 date.');
+	}
+	return {
+		clientId: optionalString(registration.clientId, 'clientId'),
+		clientSecret: optionalString(registration.clientSecret, 'clientSecret'),
+		scope: optionalString(registration.scope, 'scope'),
+		displayName: optionalString(registration.displayName, 'displayName'),
+		environment: registration.environment,
+		keyExpiresAt,
+	};
+}
+
+function readLogFilter(query: URLSearchParams): RequestLogFilter {
+	const filter: RequestLogFilter = {};
+	const route = query.get('route');
+	if (route !== null) {
+		if (route !== 'unknown' && !(ROUTES as readonly string[]).includes(route)) {
+			throw new Error(`route must be one of ${ROUTES.join(', ')}, unknown.`);
+		}
+		filter.route = route as LoggedRoute;
+	}
+	const method = query.get('method');
+	if (method !== null) filter.method = method;
+	const status = query.get('status');
+	if (status !== null) filter.status = Number(status);
+	const clientId = query.get('clientId');
+	if (clientId !== null) filter.clientId = clientId;
+	const environment = query.get('environment');
+	if (environment !== null) filter.environment = environment as Environment;
+	return filter;
+}
+
+function optionalString(value: unknown, name: string): string | undefined {
+	if (value === undefined || value === null) return undefined;
+	if (typeof value !== 'string') throw new Error(`${name} must be a string.`);
+	return value;
+}
+
+function optionalNumber(value: unknown, name: string): number | undefined {
+	if (value === undefined || value === null) return undefined;
+	if (typeof value !== 'number') throw new Error(`${name} must be a number.`);
+	return value;
+}
+
+function ok(body: unknown): SimResponse {
+	return { status: 200, body };
+}
+
+function notFound(message = 'No such control endpoint.'): SimResponse {
+	return serviceError(404, 'not_found', message);
+}

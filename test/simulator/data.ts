@@ -1,0 +1,466 @@
+/**
+ * The simulator's invoices and managed assets, generated deterministically from a seed.
+ *
+ * Choices where the contract is silent:
+ * - Seeded records are dated 2024-01-01 to 2025-12-31 whatever the real date, so a seed always
+ *   gives the same data. Invoices issued later (`issue`) carry the simulated time.
+ * - Invoice numbers are `INV-` plus 7 digits, in issue-date order; asset ids are `AST-` plus 6
+ *   digits; customer numbers are `CUST-` plus 5 digits. Lists are sorted by these ids.
+ * - `totalAmount` includes tax; `taxAmount` is null for tax-exempt (USD) customers.
+ * - An invoice line bills one asset of the invoice's own customer, or none (`assetId: null`,
+ *   a service fee). A cancelled invoice has no `dueDate`.
+ * - Records are frozen: readers get the stored objects and cannot change them.
+ */
+import {
+	ASSET_STATUSES,
+	INVOICE_STATUSES,
+	toServiceTimestamp,
+	type Asset,
+	type AssetFilters,
+	type AssetStatus,
+	type Invoice,
+	type InvoiceFilters,
+	type InvoiceLine,
+	type InvoiceStatus,
+	type Page,
+} from '../../nodes/InvoicingAssets/transport/contract';
+import { createRandom, type Random } from './random';
+import type { IssueInvoiceInput } from './types';
+
+/** Every field of the contract's records; the compiler checks that none is missing. */
+export const INVOICE_FIELDS = Object.keys({
+	invoiceNumber: true,
+	customerNumber: true,
+	issueDate: true,
+	dueDate: true,
+	status: true,
+	currency: true,
+	totalAmount: true,
+	taxAmount: true,
+	updatedAt: true,
+	lines: true,
+} satisfies Record<keyof Invoice, true>) as Array<keyof Invoice>;
+
+export const INVOICE_LINE_FIELDS = Object.keys({
+	description: true,
+	quantity: true,
+	unitPrice: true,
+	amount: true,
+	assetId: true,
+} satisfies Record<keyof InvoiceLine, true>) as Array<keyof InvoiceLine>;
+
+export const ASSET_FIELDS = Object.keys({
+	assetId: true,
+	serialNumber: true,
+	type: true,
+	model: true,
+	site: true,
+	customerNumber: true,
+	status: true,
+	contractEnd: true,
+	updatedAt: true,
+} satisfies Record<keyof Asset, true>) as Array<keyof Asset>;
+
+export interface SeedOptions {
+	invoices?: number;
+	assets?: number;
+	/** The PRNG seed; the same seed and counts always give the same records. */
+	seed?: number | string;
+}
+
+export const DEFAULT_INVOICE_COUNT = 1050;
+export const DEFAULT_ASSET_COUNT = 300;
+export const DEFAULT_SEED = 20240101;
+export const MAX_SEED_COUNT = 1_000_000;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const SEED_FROM = Date.UTC(2024, 0, 1);
+const SEED_TO = Date.UTC(2025, 11, 31, 23, 59, 59);
+const PAYMENT_TERMS_DAYS = 30;
+
+const ASSET_MODELS: Record<string, string[]> = {
+	router: ['ISR 4331', 'MX204', 'EdgeRouter 12'],
+	switch: ['Catalyst 9300', 'EX2300-48P', 'Aruba 6300M'],
+	firewall: ['PA-440', 'FortiGate 60F', 'SRX345'],
+	'access-point': ['AP-515', 'MR46', 'U6 Enterprise'],
+	server: ['PowerEdge R650', 'ProLiant DL360', 'ThinkSystem SR630'],
+	ups: ['Smart-UPS 3000', 'Eaton 9PX'],
+	printer: ['LaserJet M612', 'imageRUNNER C3226'],
+};
+const ASSET_TYPES = Object.keys(ASSET_MODELS);
+const SITES = [
+	'Berlin HQ',
+	'Munich DC-2',
+	'Hamburg Branch',
+	'Vienna Office',
+	'Zurich Lab',
+	'London Docklands',
+	'Austin Campus',
+];
+const CURRENCIES: Array<{ currency: string; taxRate: number | null }> = [
+	{ currency: 'EUR', taxRate: 0.19 },
+	{ currency: 'EUR', taxRate: 0.19 },
+	{ currency: 'EUR', taxRate: 0.2 },
+	{ currency: 'GBP', taxRate: 0.2 },
+	{ currency: 'USD', taxRate: null },
+];
+
+interface Customer {
+	customerNumber: string;
+	currency: string;
+	taxRate: number | null;
+}
+
+export class DataStore {
+	private invoiceList: Invoice[] = [];
+	private assetList: Asset[] = [];
+	private invoiceIndex = new Map<string, Invoice>();
+	private assetIndex = new Map<string, Asset>();
+	private customers: Customer[] = [];
+	private customerIndex = new Map<string, Customer>();
+	private assetsByCustomer = new Map<string, Asset[]>();
+	private liveRandom: Random = createRandom(0);
+	private lastInvoiceSerial = 0;
+	private seedUsed: number | string = DEFAULT_SEED;
+
+	constructor(options: SeedOptions = {}) {
+		this.seed(options);
+	}
+
+	get invoices(): readonly Invoice[] {
+		return this.invoiceList;
+	}
+
+	get assets(): readonly Asset[] {
+		return this.assetList;
+	}
+
+	get customerNumbers(): string[] {
+		return this.customers.map((customer) => customer.customerNumber);
+	}
+
+	get currentSeed(): number | string {
+		return this.seedUsed;
+	}
+
+	invoice(invoiceNumber: string): Invoice | undefined {
+		return this.invoiceIndex.get(invoiceNumber);
+	}
+
+	asset(assetId: string): Asset | undefined {
+		return this.assetIndex.get(assetId);
+	}
+
+	/** Replaces every record with freshly generated ones. */
+	seed(options: SeedOptions = {}): { invoices: number; assets: number; seed: number | string } {
+		const invoiceCount = checkCount('invoices', options.invoices ?? DEFAULT_INVOICE_COUNT);
+		const assetCount = checkCount('assets', options.assets ?? DEFAULT_ASSET_COUNT);
+		const seed = options.seed ?? DEFAULT_SEED;
+		const random = createRandom(`${seed}`);
+		this.seedUsed = seed;
+		this.liveRandom = createRandom(`${seed}:live`);
+
+		const customerCount = Math.max(1, Math.ceil(assetCount / 5), Math.ceil(invoiceCount / 25));
+		this.customers = [];
+		for (let i = 0; i < customerCount; i++) {
+			const { currency, taxRate } = random.pick(CURRENCIES);
+			this.customers.push({ customerNumber: `CUST-${pad(10001 + i, 5)}`, currency, taxRate });
+		}
+		this.customerIndex = new Map(this.customers.map((c) => [c.customerNumber, c]));
+
+		this.assetList = [];
+		this.assetsByCustomer = new Map();
+		for (let i = 0; i < assetCount; i++) {
+			const asset = generateAsset(random, `AST-${pad(i + 1, 6)}`, random.pick(this.customers));
+			this.assetList.push(asset);
+			this.addCustomerAsset(asset);
+		}
+		this.assetIndex = new Map(this.assetList.map((asset) => [asset.assetId, asset]));
+
+		const issueTimes: number[] = [];
+		for (let i = 0; i < invoiceCount; i++) issueTimes.push(random.int(SEED_FROM, SEED_TO));
+		issueTimes.sort((a, b) => a - b);
+		this.invoiceList = [];
+		const recentFrom = Math.floor(invoiceCount * 0.92);
+		issueTimes.forEach((issuedAt, i) => {
+			const customer = random.pick(this.customers);
+			const status = seededStatus(random, i >= recentFrom);
+			const invoice = this.buildInvoice(random, {
+				invoiceNumber: invoiceNumberOf(i + 1),
+				customer,
+				issuedAt,
+				status,
+			});
+			this.invoiceList.push(invoice);
+		});
+		this.lastInvoiceSerial = invoiceCount;
+		this.invoiceIndex = new Map(
+			this.invoiceList.map((invoice) => [invoice.invoiceNumber, invoice]),
+		);
+		return { invoices: invoiceCount, assets: assetCount, seed };
+	}
+
+	/**
+	 * A new invoice, issued at `now`: the next invoice number, status `issued`, lines billing
+	 * assets of its customer. Fields in `input` override the generated ones.
+	 */
+	issue(now: Date, input: IssueInvoiceInput = {}): Invoice {
+		const random = this.liveRandom;
+		const invoiceNumber = input.invoiceNumber ?? invoiceNumberOf(this.lastInvoiceSerial + 1);
+		if (this.invoiceIndex.has(invoiceNumber)) {
+			throw new Error(`Invoice '${invoiceNumber}' already exists.`);
+		}
+		const customer = input.customerNumber
+			? (this.customerIndex.get(input.customerNumber) ?? {
+					customerNumber: input.customerNumber,
+					currency: 'EUR',
+					taxRate: 0.19,
+				})
+			: this.pickCustomerWithAssets(random);
+		const generated = this.buildInvoice(random, {
+			invoiceNumber,
+			customer,
+			issuedAt: now.getTime(),
+			status: 'issued',
+			lines: input.lines,
+		});
+		if (input.status !== undefined && !isInvoiceStatus(input.status)) {
+			throw new Error(`Invoice status must be one of ${INVOICE_STATUSES.join(', ')}.`);
+		}
+		const overrides = Object.fromEntries(
+			Object.entries(input).filter(([key, value]) => key !== 'lines' && value !== undefined),
+		);
+		const invoice = deepFreeze({
+			...generated,
+			...overrides,
+			invoiceNumber,
+			lines: generated.lines,
+		});
+		if (input.invoiceNumber === undefined) this.lastInvoiceSerial++;
+		this.insertSorted(invoice);
+		return invoice;
+	}
+
+	listInvoices(filters: InvoiceFilters, page: number, pageSize: number): Page<Invoice> {
+		const matches = (invoice: Invoice) =>
+			(filters.status === undefined || invoice.status === filters.status) &&
+			(filters.customerNumber === undefined || invoice.customerNumber === filters.customerNumber) &&
+			(filters.issuedFrom === undefined || invoice.issueDate >= filters.issuedFrom) &&
+			(filters.issuedTo === undefined || invoice.issueDate <= filters.issuedTo);
+		return paginate(
+			this.invoiceList,
+			Object.keys(filters).length > 0 ? matches : undefined,
+			page,
+			pageSize,
+		);
+	}
+
+	listAssets(filters: AssetFilters, page: number, pageSize: number): Page<Asset> {
+		const matches = (asset: Asset) =>
+			(filters.status === undefined || asset.status === filters.status) &&
+			(filters.type === undefined || asset.type === filters.type) &&
+			(filters.site === undefined || asset.site === filters.site) &&
+			(filters.customerNumber === undefined || asset.customerNumber === filters.customerNumber) &&
+			(filters.serialNumber === undefined || asset.serialNumber === filters.serialNumber);
+		return paginate(
+			this.assetList,
+			Object.keys(filters).length > 0 ? matches : undefined,
+			page,
+			pageSize,
+		);
+	}
+
+	private pickCustomerWithAssets(random: Random): Customer {
+		const withAssets = this.customers.filter((c) => this.assetsByCustomer.has(c.customerNumber));
+		return random.pick(withAssets.length > 0 ? withAssets : this.customers);
+	}
+
+	private addCustomerAsset(asset: Asset) {
+		const list = this.assetsByCustomer.get(asset.customerNumber);
+		if (list) list.push(asset);
+		else this.assetsByCustomer.set(asset.customerNumber, [asset]);
+	}
+
+	private insertSorted(invoice: Invoice) {
+		const list = this.invoiceList;
+		let low = 0;
+		let high = list.length;
+		while (low < high) {
+			const mid = (low + high) >>> 1;
+			if (list[mid].invoiceNumber < invoice.invoiceNumber) low = mid + 1;
+			else high = mid;
+		}
+		list.splice(low, 0, invoice);
+		this.invoiceIndex.set(invoice.invoiceNumber, invoice);
+	}
+
+	private buildInvoice(
+		random: Random,
+		spec: {
+			invoiceNumber: string;
+			customer: Customer;
+			issuedAt: number;
+			status: InvoiceStatus;
+			lines?: Array<Partial<InvoiceLine>>;
+		},
+	): Invoice {
+		const { customer, issuedAt, status } = spec;
+		const assets = this.assetsByCustomer.get(customer.customerNumber) ?? [];
+		const lines = spec.lines
+			? spec.lines.map((line) => completeLine(random, line))
+			: Array.from({ length: random.int(1, 4) }, () => generateLine(random, assets));
+		const subtotal = round2(lines.reduce((sum, line) => sum + line.amount, 0));
+		const taxAmount = customer.taxRate === null ? null : round2(subtotal * customer.taxRate);
+		const paidAfterDays = random.int(1, 40);
+		return deepFreeze({
+			invoiceNumber: spec.invoiceNumber,
+			customerNumber: customer.customerNumber,
+			issueDate: toServiceTimestamp(new Date(issuedAt)),
+			dueDate:
+				status === 'cancelled'
+					? null
+					: toServiceTimestamp(new Date(issuedAt + PAYMENT_TERMS_DAYS * DAY_MS)),
+			status,
+			currency: customer.currency,
+			totalAmount: round2(subtotal + (taxAmount ?? 0)),
+			taxAmount,
+			updatedAt: toServiceTimestamp(
+				new Date(status === 'paid' ? issuedAt + paidAfterDays * DAY_MS : issuedAt),
+			),
+			lines,
+		});
+	}
+}
+
+function generateAsset(random: Random, assetId: string, customer: Customer): Asset {
+	const type = random.pick(ASSET_TYPES);
+	const status = weighted<AssetStatus>(random, [
+		['active', 0.75],
+		['inactive', 0.15],
+		['retired', 0.1],
+	]);
+	const contractEnd = random.chance(0.08)
+		? null
+		: status === 'retired'
+			? dateBetween(random, Date.UTC(2023, 0, 1), Date.UTC(2025, 11, 31))
+			: dateBetween(random, Date.UTC(2026, 0, 1), Date.UTC(2029, 11, 31));
+	return deepFreeze({
+		assetId,
+		serialNumber: random.chance(0.04) ? null : `SN${serial(random, 10)}`,
+		type,
+		model: random.chance(0.06) ? null : random.pick(ASSET_MODELS[type]),
+		site: random.chance(0.05) ? null : random.pick(SITES),
+		customerNumber: customer.customerNumber,
+		status,
+		contractEnd,
+		updatedAt: toServiceTimestamp(new Date(random.int(SEED_FROM, SEED_TO))),
+	});
+}
+
+function generateLine(random: Random, assets: Asset[]): InvoiceLine {
+	const asset = assets.length > 0 && !random.chance(0.12) ? random.pick(assets) : null;
+	const quantity = random.int(1, 12);
+	const unitPrice = random.int(1500, 50000) / 100;
+	const description = asset
+		? `Managed ${asset.type}${asset.model ? ` ${asset.model}` : ''} (${asset.assetId})`
+		: random.chance(0.3)
+			? null
+			: 'Service fee';
+	return {
+		description,
+		quantity,
+		unitPrice,
+		amount: round2(quantity * unitPrice),
+		assetId: asset?.assetId ?? null,
+	};
+}
+
+function completeLine(random: Random, line: Partial<InvoiceLine>): InvoiceLine {
+	const quantity = line.quantity ?? 1;
+	const unitPrice = line.unitPrice ?? random.int(1500, 50000) / 100;
+	return {
+		description: line.description ?? null,
+		quantity,
+		unitPrice,
+		amount: line.amount ?? round2(quantity * unitPrice),
+		assetId: line.assetId ?? null,
+	};
+}
+
+function seededStatus(random: Random, recent: boolean): InvoiceStatus {
+	if (random.chance(0.04)) return 'cancelled';
+	if (recent) return random.chance(0.5) ? 'paid' : 'issued';
+	return random.chance(0.88) ? 'paid' : 'overdue';
+}
+
+function paginate<T>(
+	list: readonly T[],
+	matches: ((item: T) => boolean) | undefined,
+	page: number,
+	pageSize: number,
+): Page<T> {
+	const selected = matches ? list.filter(matches) : list;
+	const start = (page - 1) * pageSize;
+	return {
+		items: selected.slice(start, start + pageSize),
+		page,
+		pageSize,
+		totalItems: selected.length,
+	};
+}
+
+function weighted<T>(random: Random, options: Array<[T, number]>): T {
+	let roll = random.next();
+	for (const [value, weight] of options) {
+		if (roll < weight) return value;
+		roll -= weight;
+	}
+	return options[options.length - 1][0];
+}
+
+function dateBetween(random: Random, from: number, to: number): string {
+	const day = Math.floor(random.int(from, to) / DAY_MS) * DAY_MS;
+	return toServiceTimestamp(new Date(day));
+}
+
+function serial(random: Random, length: number): string {
+	const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
+	let text = '';
+	for (let i = 0; i < length; i++) text += alphabet[random.int(0, alphabet.length - 1)];
+	return text;
+}
+
+function invoiceNumberOf(serialNumber: number): string {
+	return `INV-${pad(serialNumber, 7)}`;
+}
+
+function pad(value: number, width: number): string {
+	return String(value).padStart(width, '0');
+}
+
+function round2(value: number): number {
+	return Math.round(value * 100) / 100;
+}
+
+function checkCount(name: string, value: number): number {
+	if (!Number.isInteger(value) || value < 0 || value > MAX_SEED_COUNT) {
+		throw new Error(
+			`The ${name} count must be an integer from 0 to ${MAX_SEED_COUNT}; got ${value}.`,
+		);
+	}
+	return value;
+}
+
+function deepFreeze<T>(value: T): T {
+	if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+		Object.freeze(value);
+		for (const child of Object.values(value)) deepFreeze(child);
+	}
+	return value;
+}
+
+export const isInvoiceStatus = (value: string): value is InvoiceStatus =>
+	(INVOICE_STATUSES as readonly string[]).includes(value);
+
+export const isAssetStatus = (value: string): value is AssetStatus =>
+	(ASSET_STATUSES as readonly string[]).includes(value);

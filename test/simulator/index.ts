@@ -1,0 +1,397 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
+/**
+ * The provider simulator: a local implementation of the Invoicing and Managed-Assets Data Service
+ * as the contract module (nodes/InvoicingAssets/transport/contract.ts) describes it, with test
+ * controls (clock, client registry, fault injection, request log, event deliveries).
+ *
+ * Listeners, all on 127.0.0.1:
+ * - identity service (HTTPS): `identityUrl`; token endpoint at `identityUrl + GRANT_PATH`;
+ * - service API (HTTPS): `serviceUrl` (production) and `sandboxServiceUrl` (`/sandbox` prefix);
+ * - control API (plain HTTP): `controlUrl`, see control.ts.
+ * HTTPS uses a certificate for localhost, 127.0.0.1 and ::1, issued by the CA in
+ * `options.caDir`, else in env INVOICING_SIM_CA_DIR (created there when missing), else by a
+ * fresh CA in a temporary folder. TLS below 1.2 is refused.
+ *
+ * The behaviour chosen where the contract is silent is described at the top of routes.ts,
+ * identity.ts, subscriptions.ts, data.ts and deliveries.ts. Event data of `issueInvoice`
+ * (assumed): `{ invoiceNumber, customerNumber, status, issueDate, currency, totalAmount, assetIds }`.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import {
+	billedAssetIds,
+	GRANT_PATH,
+	type Asset,
+	type Invoice,
+} from '../../nodes/InvoicingAssets/transport/contract';
+import { SimulatorClock } from './clock';
+import { createControlHandler } from './control';
+import { DataStore, DEFAULT_SEED } from './data';
+import { DeliveryEngine } from './deliveries';
+import { FaultInjector } from './faults';
+import { clientJson, ClientRegistry, TokenStore } from './identity';
+import { RequestLog } from './request-log';
+import { createRequestHandler, SANDBOX_PATH_PREFIX } from './routes';
+import { Sleeper } from './sleeper';
+import { SubscriptionStore } from './subscriptions';
+import {
+	createCertificateAuthority,
+	findCertificateAuthority,
+	issueCertificate,
+	type CertificateFiles,
+} from './tls';
+import type {
+	ActiveFault,
+	ClientRecord,
+	ClientRegistration,
+	DeliveryAttempt,
+	DeliveryOptions,
+	EmittedEvent,
+	FaultRule,
+	IssuedInvoice,
+	IssueInvoiceInput,
+	LoggedRoute,
+	RequestLogEntry,
+	RequestLogFilter,
+	SimulatorState,
+} from './types';
+
+export * from './types';
+export { DEFAULT_SCOPE } from './identity';
+export { DEFAULT_PAGE_SIZE, SANDBOX_PATH_PREFIX } from './routes';
+export { ASSET_FIELDS, INVOICE_FIELDS, INVOICE_LINE_FIELDS } from './data';
+
+/** Env var naming a folder with ca.pem and ca.key; see test/tools/with-test-ca.ts. */
+export const CA_DIR_ENV = 'INVOICING_SIM_CA_DIR';
+
+export interface SimulatorOptions {
+	/** Folder holding (or to receive) ca.pem and ca.key. */
+	caDir?: string;
+	/** Fixed ports; a free port for each one not given. */
+	ports?: { identity?: number; service?: number; control?: number };
+	/** When a given port is taken, use a free one instead of failing. */
+	fallbackToFreePorts?: boolean;
+	/** Seeded data: 1,050 invoices and 300 assets unless given. */
+	invoices?: number;
+	assets?: number;
+	seed?: number | string;
+	delivery?: Partial<DeliveryOptions>;
+	/** Overrides for the default (production) client registered at start. */
+	defaultClient?: Partial<ClientRegistration>;
+	/** Extra CA certificates (PEM) trusted for deliveries, besides the default store and the simulator's CA. */
+	trustedCaPems?: string[];
+	/** Most request-log entries kept (counts are kept regardless). */
+	logLimit?: number;
+}
+
+export interface SimulatorData {
+	invoices(): readonly Invoice[];
+	assets(): readonly Asset[];
+	invoice(invoiceNumber: string): Invoice | undefined;
+	asset(assetId: string): Asset | undefined;
+	customerNumbers(): string[];
+}
+
+export interface SimulatorRequestLog {
+	count(route?: LoggedRoute, filter?: Omit<RequestLogFilter, 'route'>): number;
+	countsByRoute(): Partial<Record<LoggedRoute, number>>;
+	entries(filter?: RequestLogFilter): RequestLogEntry[];
+	tokensIssued(): number;
+	reset(): void;
+}
+
+export interface Simulator {
+	identityUrl: string;
+	tokenUrl: string;
+	serviceUrl: string;
+	sandboxServiceUrl: string;
+	controlUrl: string;
+	caCertPath: string;
+	caDir: string;
+	defaultClient: ClientRecord;
+	defaultSandboxClient: ClientRecord;
+	clock: {
+		now(): Date;
+		advance(ms: number): Date;
+		offsetMs(): number;
+	};
+	registerClient(registration: ClientRegistration): ClientRecord;
+	/** Rotates the client's secret (random unless given); returns the record with the new secret. */
+	updateClientSecret(clientId: string, newSecret?: string): ClientRecord;
+	data: SimulatorData;
+	seed(options?: { invoices?: number; assets?: number; seed?: number | string }): {
+		invoices: number;
+		assets: number;
+		seed: number | string;
+	};
+	issueInvoice(input?: IssueInvoiceInput): IssuedInvoice;
+	emitEvent(eventType: string, data: Record<string, unknown>): EmittedEvent;
+	subscriptions: SubscriptionStore;
+	faults: {
+		add(rule: FaultRule): ActiveFault;
+		remove(id: string): boolean;
+		clear(): void;
+		list(): ActiveFault[];
+	};
+	log: SimulatorRequestLog;
+	deliveries: {
+		entries(filter?: { eventId?: string; subscriptionId?: string }): DeliveryAttempt[];
+		options(): DeliveryOptions;
+		setOptions(options: Partial<DeliveryOptions>): DeliveryOptions;
+		inFlight(): number;
+		reset(): void;
+	};
+	/** Resolves once no delivery is running or waiting for a retry (rejects after `timeoutMs`). */
+	waitForDeliveries(timeoutMs?: number): Promise<void>;
+	/** What the control API's GET /control/state answers. */
+	state(): SimulatorState;
+	/** Closes every listener and socket, stops deliveries and removes temporary files. */
+	close(): Promise<void>;
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+	const temporaryDirs: string[] = [];
+	const removeTemporaryDirs = () => {
+		for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
+	};
+	const caDirOption = options.caDir ?? process.env[CA_DIR_ENV];
+	let ca: CertificateFiles;
+	let caDir: string;
+	if (caDirOption) {
+		caDir = caDirOption;
+		ca = findCertificateAuthority(caDir) ?? createCertificateAuthority(caDir);
+	} else {
+		caDir = mkdtempSync(join(tmpdir(), 'invoicing-sim-ca-'));
+		temporaryDirs.push(caDir);
+		ca = createCertificateAuthority(caDir);
+	}
+	const certDir = mkdtempSync(join(tmpdir(), 'invoicing-sim-cert-'));
+	temporaryDirs.push(certDir);
+	const serverCert = issueCertificate(ca, certDir, 'simulator');
+	const tlsOptions = {
+		key: readFileSync(serverCert.keyPath),
+		cert: readFileSync(serverCert.certPath),
+		minVersion: 'TLSv1.2' as const,
+	};
+
+	const clock = new SimulatorClock();
+	const clients = new ClientRegistry(clock);
+	const tokens = new TokenStore(clock, clients);
+	const log = new RequestLog(tokens, options.logLimit);
+	const data = new DataStore({
+		invoices: options.invoices,
+		assets: options.assets,
+		seed: options.seed ?? DEFAULT_SEED,
+	});
+	const subscriptions = new SubscriptionStore();
+	const faults = new FaultInjector(options.seed ?? DEFAULT_SEED);
+	const sleeper = new Sleeper();
+	const deliveries = new DeliveryEngine(
+		clock,
+		subscriptions,
+		[readFileSync(ca.certPath, 'utf8'), ...(options.trustedCaPems ?? [])],
+		options.delivery,
+	);
+	const urls = { service: '' };
+	const routeContext = {
+		clock,
+		clients,
+		tokens,
+		data,
+		subscriptions,
+		faults,
+		log,
+		sleeper,
+		serviceUrl: () => urls.service,
+	};
+
+	const sockets = new Set<Socket>();
+	const track = (server: Server) => {
+		server.on('connection', (socket: Socket) => {
+			sockets.add(socket);
+			socket.on('close', () => sockets.delete(socket));
+		});
+		server.keepAliveTimeout = 5000;
+		server.headersTimeout = 15000;
+		server.requestTimeout = 60000;
+		return server;
+	};
+	const identityServer = track(
+		createHttpsServer(tlsOptions, createRequestHandler(routeContext, 'identity')),
+	);
+	const serviceServer = track(
+		createHttpsServer(tlsOptions, createRequestHandler(routeContext, 'service')),
+	);
+	for (const server of [identityServer, serviceServer]) {
+		server.on('tlsClientError', (_error: Error, socket: Socket) => socket.destroy());
+	}
+	const controlHolder: { sim?: Simulator } = {};
+	const controlServer = track(
+		createHttpServer(createControlHandler(() => controlHolder.sim as Simulator)),
+	);
+	const servers = [identityServer, serviceServer, controlServer];
+
+	const stopServers = async () => {
+		await Promise.all(
+			servers.map(
+				(server) =>
+					new Promise<void>((resolve) => {
+						if (!server.listening) return resolve();
+						server.close(() => resolve());
+						server.closeAllConnections();
+						for (const socket of sockets) socket.destroy();
+					}),
+			),
+		);
+		for (const socket of sockets) socket.destroy();
+	};
+
+	const fallback = options.fallbackToFreePorts ?? false;
+	const started = await Promise.all([
+		listen(identityServer, options.ports?.identity ?? 0, fallback),
+		listen(serviceServer, options.ports?.service ?? 0, fallback),
+		listen(controlServer, options.ports?.control ?? 0, fallback),
+	]).then(
+		(ports) => ({ ports }),
+		(error: Error) => ({ error }),
+	);
+	if ('error' in started) {
+		await stopServers();
+		await deliveries.close();
+		removeTemporaryDirs();
+		throw started.error;
+	}
+	const [identityPort, servicePort, controlPort] = started.ports;
+	urls.service = `https://localhost:${servicePort}`;
+
+	const defaultClient = clients.register({
+		environment: 'production',
+		displayName: 'Simulator default key',
+		...options.defaultClient,
+	});
+	const defaultSandboxClient = clients.register({
+		environment: 'sandbox',
+		displayName: 'Simulator default sandbox key',
+	});
+
+	let closing: Promise<void> | undefined;
+	const identityUrl = `https://localhost:${identityPort}`;
+	const sim: Simulator = {
+		identityUrl,
+		tokenUrl: `${identityUrl}${GRANT_PATH}`,
+		serviceUrl: urls.service,
+		sandboxServiceUrl: `${urls.service}${SANDBOX_PATH_PREFIX}`,
+		controlUrl: `http://127.0.0.1:${controlPort}`,
+		caCertPath: ca.certPath,
+		caDir,
+		defaultClient,
+		defaultSandboxClient,
+		clock: {
+			now: () => clock.now(),
+			advance: (ms) => clock.advance(ms),
+			offsetMs: () => clock.offsetMs,
+		},
+		registerClient: (registration) => clients.register(registration),
+		updateClientSecret: (clientId, newSecret) => clients.rotateSecret(clientId, newSecret),
+		data: {
+			invoices: () => data.invoices,
+			assets: () => data.assets,
+			invoice: (invoiceNumber) => data.invoice(invoiceNumber),
+			asset: (assetId) => data.asset(assetId),
+			customerNumbers: () => data.customerNumbers,
+		},
+		seed: (seedOptions = {}) =>
+			data.seed({ ...seedOptions, seed: seedOptions.seed ?? data.currentSeed }),
+		issueInvoice: (input) => {
+			const invoice = data.issue(clock.now(), input);
+			const event = deliveries.emit('invoice.issued', {
+				invoiceNumber: invoice.invoiceNumber,
+				customerNumber: invoice.customerNumber,
+				status: invoice.status,
+				issueDate: invoice.issueDate,
+				currency: invoice.currency,
+				totalAmount: invoice.totalAmount,
+				assetIds: billedAssetIds(invoice),
+			});
+			return { invoice, event };
+		},
+		emitEvent: (eventType, eventData) => deliveries.emit(eventType, eventData),
+		subscriptions,
+		faults: {
+			add: (rule) => faults.add(rule),
+			remove: (id) => faults.remove(id),
+			clear: () => faults.clear(),
+			list: () => faults.list(),
+		},
+		log: {
+			count: (route, filter) => log.count(route, filter),
+			countsByRoute: () => log.countsByRoute(),
+			entries: (filter) => log.entries(filter),
+			tokensIssued: () => log.tokensIssued(),
+			reset: () => log.reset(),
+		},
+		deliveries: {
+			entries: (filter) => deliveries.entries(filter),
+			options: () => deliveries.options,
+			setOptions: (deliveryOptions) => deliveries.setOptions(deliveryOptions),
+			inFlight: () => deliveries.pending,
+			reset: () => deliveries.reset(),
+		},
+		waitForDeliveries: (timeoutMs) => deliveries.waitForIdle(timeoutMs),
+		state: () => ({
+			identityUrl: sim.identityUrl,
+			tokenUrl: sim.tokenUrl,
+			serviceUrl: sim.serviceUrl,
+			sandboxServiceUrl: sim.sandboxServiceUrl,
+			controlUrl: sim.controlUrl,
+			caCertPath: sim.caCertPath,
+			clock: { now: clock.now().toISOString(), offsetMs: clock.offsetMs },
+			counts: {
+				invoices: data.invoices.length,
+				assets: data.assets.length,
+				subscriptions: subscriptions.size,
+				clients: clients.size,
+				tokensIssued: log.tokensIssued(),
+				deliveriesInFlight: deliveries.pending,
+			},
+			seed: data.currentSeed,
+			defaultClient: clientJson(defaultClient),
+			deliveryOptions: deliveries.options,
+		}),
+		close: () => {
+			closing ??= (async () => {
+				sleeper.cancelAll();
+				await Promise.all([stopServers(), deliveries.close()]);
+				removeTemporaryDirs();
+			})();
+			return closing;
+		},
+	};
+	controlHolder.sim = sim;
+	return sim;
+}
+
+function listen(server: Server, port: number, fallback: boolean): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const onListening = () => {
+			server.off('error', onError);
+			resolve((server.address() as AddressInfo).port);
+		};
+		const onError = (error: NodeJS.ErrnoException) => {
+			server.off('listening', onListening);
+			if (error.code === 'EADDRINUSE' && port !== 0 && fallback) {
+				listen(server, 0, false).then(resolve, reject);
+			} else {
+				reject(error);
+			}
+		};
+		server.once('listening', onListening);
+		server.once('error', onError);
+		server.listen(port, '127.0.0.1');
+	});
+}

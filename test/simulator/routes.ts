@@ -1,0 +1,610 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
+/**
+ * Request handling of the identity service and the service API: routing (paths from the contract
+ * module), fault injection, authentication, the handlers and the request log.
+ *
+ * Choices where the contract is silent:
+ * - The sandbox service is the production service under the `/sandbox` path prefix, over the same
+ *   data. Tokens of a sandbox key are refused by production (401) and the other way round.
+ * - Service errors are `{ code, message, details }`: 401 `unauthorized` (details.reason says why),
+ *   400 `invalid_parameter` / `invalid_json` / `invalid_notification_url` / `invalid_event_types`,
+ *   404 `not_found`, 405 `method_not_allowed` (with Allow), 406 `not_acceptable` (an Accept header
+ *   that excludes JSON), 413 `payload_too_large` (over 1 MiB), 415 `unsupported_media_type`
+ *   (a create body that is not JSON).
+ * - Token errors are OAuth style: 400 `invalid_request` (not form-encoded, a field missing or
+ *   repeated), 400 `unsupported_grant_type`, 401 `invalid_client` (unknown client ID or wrong
+ *   secret; the message never repeats what was sent), 400 `key_expired`, 400 `invalid_scope`.
+ *   Success: 200 `{ accessToken, tokenType: 'Bearer', expiresIn: 3600 }`.
+ * - Path parameters are URL-decoded exactly once; a path that does not split into the contract's
+ *   segments is an unknown route (404, logged as 'unknown'). Query filters that are empty are
+ *   ignored, unknown query arguments too; a repeated argument is a 400.
+ * - Lists default to page 1 and pageSize 20. A page past the end has no items.
+ * - issuedFrom and issuedTo are inclusive bounds on issueDate; issuedFrom after issuedTo is a 400.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+import {
+	ASSET_STATUSES,
+	EXPIRED_KEY_ERROR,
+	FIRST_PAGE,
+	INVALID_SCOPE_ERROR,
+	INVOICE_STATUSES,
+	JSON_MEDIA_TYPE,
+	MAX_PAGE_SIZE,
+	TIMESTAMP_PATTERN,
+	GRANT_PATH,
+	paths,
+	toServiceTimestamp,
+	type AssetFilters,
+	type InvoiceFilters,
+} from '../../nodes/InvoicingAssets/transport/contract';
+import type { SimulatorClock } from './clock';
+import { isAssetStatus, isInvoiceStatus, type DataStore } from './data';
+import type { FaultInjector } from './faults';
+import {
+	defaultErrorCode,
+	identityError,
+	mediaType,
+	readBody,
+	serviceError,
+	writeResponse,
+	type SimResponse,
+} from './http-util';
+import { formatExpiry, type ClientRegistry, type TokenStore } from './identity';
+import { redactQuery } from './redact';
+import type { RequestLog } from './request-log';
+import type { Sleeper } from './sleeper';
+import { validateSubscriptionRequest, type SubscriptionStore } from './subscriptions';
+import type { ActiveFault, Environment, RequestLogEntry, RouteName } from './types';
+
+export const SANDBOX_PATH_PREFIX = '/sandbox';
+export const DEFAULT_PAGE_SIZE = 20;
+const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+
+export interface RouteContext {
+	clock: SimulatorClock;
+	clients: ClientRegistry;
+	tokens: TokenStore;
+	data: DataStore;
+	subscriptions: SubscriptionStore;
+	faults: FaultInjector;
+	log: RequestLog;
+	sleeper: Sleeper;
+	/** The production service URL, for Location headers. */
+	serviceUrl: () => string;
+}
+
+type Listener = 'identity' | 'service';
+
+/* ---------------------------------------------------------------- routing */
+
+type Pattern = { fixed: string } | { prefix: string; suffix: string; name: string };
+
+interface RouteDefinition {
+	route: RouteName;
+	method: string;
+	pattern: Pattern;
+}
+
+/** The pattern of a contract path builder, found by building it around a marker. */
+function parameterPattern(build: (value: string) => string, name: string): Pattern {
+	const marker = 'SIMULATOR0PARAMETER0MARKER';
+	const full = build(marker);
+	const at = full.indexOf(marker);
+	return { prefix: full.slice(0, at), suffix: full.slice(at + marker.length), name };
+}
+
+const SERVICE_ROUTES: RouteDefinition[] = [
+	{ route: 'subscriptions.create', method: 'POST', pattern: { fixed: paths.subscriptions } },
+	{ route: 'subscriptions.list', method: 'GET', pattern: { fixed: paths.subscriptions } },
+	{
+		route: 'subscriptions.delete',
+		method: 'DELETE',
+		pattern: parameterPattern(paths.subscription, 'id'),
+	},
+	{ route: 'invoices.list', method: 'GET', pattern: { fixed: paths.invoices } },
+	{
+		route: 'invoices.get',
+		method: 'GET',
+		pattern: parameterPattern(paths.invoice, 'invoiceNumber'),
+	},
+	{ route: 'assets.list', method: 'GET', pattern: { fixed: paths.assets } },
+	{ route: 'assets.get', method: 'GET', pattern: parameterPattern(paths.asset, 'assetId') },
+];
+
+const IDENTITY_ROUTES: RouteDefinition[] = [
+	{ route: 'token', method: 'POST', pattern: { fixed: GRANT_PATH } },
+];
+
+type Match =
+	| { kind: 'route'; route: RouteName; rawParams: Record<string, string> }
+	| { kind: 'unknown'; allow: string[] };
+
+function matchPattern(pattern: Pattern, path: string): Record<string, string> | undefined {
+	if ('fixed' in pattern) return path === pattern.fixed ? {} : undefined;
+	const { prefix, suffix, name } = pattern;
+	if (!path.startsWith(prefix) || !path.endsWith(suffix)) return undefined;
+	if (path.length <= prefix.length + suffix.length) return undefined;
+	const value = path.slice(prefix.length, path.length - suffix.length);
+	return value.includes('/') ? undefined : { [name]: value };
+}
+
+function matchRoute(routes: RouteDefinition[], method: string, path: string): Match {
+	const allow: string[] = [];
+	for (const definition of routes) {
+		const rawParams = matchPattern(definition.pattern, path);
+		if (!rawParams) continue;
+		if (definition.method === method) return { kind: 'route', route: definition.route, rawParams };
+		allow.push(definition.method);
+	}
+	return { kind: 'unknown', allow };
+}
+
+function splitEnvironment(path: string): { environment: Environment; path: string } {
+	if (path === SANDBOX_PATH_PREFIX || path.startsWith(`${SANDBOX_PATH_PREFIX}/`)) {
+		return { environment: 'sandbox', path: path.slice(SANDBOX_PATH_PREFIX.length) || '/' };
+	}
+	return { environment: 'production', path };
+}
+
+function decodeParams(raw: Record<string, string>): Record<string, string> | undefined {
+	const decoded: Record<string, string> = {};
+	for (const [name, value] of Object.entries(raw)) {
+		try {
+			decoded[name] = decodeURIComponent(value);
+		} catch {
+			return undefined;
+		}
+	}
+	return decoded;
+}
+
+/* --------------------------------------------------------------- pipeline */
+
+interface RequestInfo {
+	clientId: string | null;
+	environment: Environment | null;
+}
+
+export function createRequestHandler(ctx: RouteContext, listener: Listener) {
+	return (req: IncomingMessage, res: ServerResponse) => {
+		handle(ctx, listener, req, res).catch((error: unknown) => {
+			writeResponse(res, internalError(listener, error));
+		});
+	};
+}
+
+async function handle(
+	ctx: RouteContext,
+	listener: Listener,
+	req: IncomingMessage,
+	res: ServerResponse,
+) {
+	const started = performance.now();
+	const at = ctx.clock.timestamp();
+	const method = (req.method ?? 'GET').toUpperCase();
+	const rawUrl = req.url ?? '/';
+	const queryAt = rawUrl.indexOf('?');
+	const fullPath = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
+	const search = new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1));
+
+	let environment: Environment | null = null;
+	let match: Match;
+	if (listener === 'identity') {
+		match = matchRoute(IDENTITY_ROUTES, method, fullPath);
+	} else {
+		const split = splitEnvironment(fullPath);
+		environment = split.environment;
+		match = matchRoute(SERVICE_ROUTES, method, split.path);
+	}
+	const params = match.kind === 'route' ? decodeParams(match.rawParams) : {};
+	const info: RequestInfo = { clientId: null, environment };
+	const entry: Omit<RequestLogEntry, 'seq'> = {
+		at,
+		route: match.kind === 'route' ? match.route : 'unknown',
+		method,
+		path: fullPath,
+		params: params ?? {},
+		query: redactQuery(search),
+		status: null,
+		errorCode: null,
+		clientId: null,
+		environment,
+		fault: null,
+		durationMs: 0,
+	};
+	const finish = (response: SimResponse | null) => {
+		if (response) writeResponse(res, response);
+		entry.status = response ? response.status : null;
+		entry.errorCode = response ? errorCodeOf(response) : null;
+		entry.clientId = info.clientId;
+		entry.environment = info.environment;
+		entry.durationMs = Math.round((performance.now() - started) * 10) / 10;
+		ctx.log.add(entry);
+	};
+
+	const body = await readBody(req);
+	if (!body.ok) {
+		if (body.reason === 'aborted') return finish(null);
+		res.shouldKeepAlive = false;
+		return finish(
+			listener === 'identity'
+				? identityError(413, 'invalid_request', 'The request body is larger than 1 MiB.')
+				: serviceError(413, 'payload_too_large', 'The request body is larger than 1 MiB.'),
+		);
+	}
+
+	if (match.kind === 'unknown') return finish(unknownRoute(listener, method, match.allow));
+
+	const fault = ctx.faults.take(match.route, method);
+	if (fault) {
+		if (fault.latencyMs !== undefined) {
+			entry.fault = 'latency';
+			if (!(await ctx.sleeper.sleep(fault.latencyMs))) {
+				req.socket.destroy();
+				return finish(null);
+			}
+		}
+		if (fault.drop) {
+			entry.fault = 'drop';
+			req.socket.destroy();
+			return finish(null);
+		}
+		if (fault.status !== undefined) {
+			entry.fault = 'status';
+			return finish(faultResponse(listener, fault));
+		}
+	}
+
+	if (!params) {
+		return finish(
+			serviceError(400, 'invalid_path', 'A path parameter is not valid percent-encoding.', null),
+		);
+	}
+	if (match.route === 'token') return finish(handleToken(ctx, req, body.body, info));
+
+	if (!acceptsJson(req.headers.accept)) {
+		return finish(
+			serviceError(406, 'not_acceptable', `This service only answers ${JSON_MEDIA_TYPE}.`, null),
+		);
+	}
+	const auth = authenticate(ctx, req.headers.authorization, environment ?? 'production', info);
+	if (auth) return finish(auth);
+	return finish(handleService(ctx, match.route, params, search, req, body.body));
+}
+
+/* ------------------------------------------------------------------ token */
+
+function handleToken(
+	ctx: RouteContext,
+	req: IncomingMessage,
+	body: Buffer,
+	info: RequestInfo,
+): SimResponse {
+	if (mediaType(req.headers['content-type']) !== FORM_MEDIA_TYPE) {
+		return identityError(
+			400,
+			'invalid_request',
+			`The token request must be form-encoded (Content-Type: ${FORM_MEDIA_TYPE}).`,
+		);
+	}
+	const form = new URLSearchParams(body.toString('utf8'));
+	for (const name of ['grant_type', 'scope', 'client_id', 'client_secret']) {
+		if (form.getAll(name).length > 1) {
+			return identityError(
+				400,
+				'invalid_request',
+				`The parameter '${name}' is given more than once.`,
+			);
+		}
+	}
+	const grantType = form.get('grant_type');
+	if (!grantType) {
+		return identityError(
+			400,
+			'invalid_request',
+			"The request is missing the 'grant_type' parameter.",
+		);
+	}
+	if (grantType !== 'client_credentials') {
+		return identityError(
+			400,
+			'unsupported_grant_type',
+			'Only the client_credentials grant type is supported (grant_type=client_credentials).',
+		);
+	}
+	const clientId = form.get('client_id');
+	const clientSecret = form.get('client_secret');
+	const scope = form.get('scope');
+	for (const [name, value] of [
+		['client_id', clientId],
+		['client_secret', clientSecret],
+		['scope', scope],
+	] as const) {
+		if (!value) {
+			return identityError(
+				400,
+				'invalid_request',
+				`The request is missing the '${name}' parameter.`,
+			);
+		}
+	}
+	const check = ctx.clients.authenticate(clientId as string, clientSecret as string);
+	if (!check.ok) {
+		return identityError(
+			401,
+			'invalid_client',
+			check.reason === 'unknown_client'
+				? 'Client authentication failed: no API key with this client ID exists in the identity service. Check the Client ID, and that the key belongs to this environment.'
+				: 'Client authentication failed: the client secret is not valid for this client ID. If the secret was replaced, use the new one.',
+		);
+	}
+	const client = check.client;
+	info.clientId = client.clientId;
+	info.environment = client.environment;
+	if (ctx.clients.isKeyExpired(client, ctx.clock.nowMs())) {
+		return identityError(
+			400,
+			EXPIRED_KEY_ERROR,
+			`The API key expired on ${formatExpiry(client.keyExpiresAt)}. An expired key cannot be extended or revived; create a new API key in the identity portal.`,
+		);
+	}
+	if (scope !== client.scope) {
+		return identityError(
+			400,
+			INVALID_SCOPE_ERROR,
+			'The requested scope is not valid for this client. Use the API resource identifier given by the identity portal, ending in /.default.',
+		);
+	}
+	const token = ctx.tokens.issue(client);
+	return {
+		status: 200,
+		body: { accessToken: token.accessToken, tokenType: 'Bearer', expiresIn: token.expiresIn },
+		headers: { 'cache-control': 'no-store', pragma: 'no-cache' },
+	};
+}
+
+/* ---------------------------------------------------------------- service */
+
+function authenticate(
+	ctx: RouteContext,
+	header: string | undefined,
+	environment: Environment,
+	info: RequestInfo,
+): SimResponse | undefined {
+	const bearer = /^Bearer +(\S+) *$/i.exec(header ?? '');
+	if (!bearer) {
+		return serviceError(
+			401,
+			'unauthorized',
+			'The request has no bearer access token. Send the header Authorization: Bearer <accessToken>.',
+			{ reason: 'missing_token' },
+			{ 'www-authenticate': 'Bearer realm="invoicing-assets"' },
+		);
+	}
+	const check = ctx.tokens.check(bearer[1], environment);
+	info.clientId = check.clientId;
+	if (check.ok) return undefined;
+	return serviceError(
+		401,
+		'unauthorized',
+		check.message,
+		{ reason: check.reason },
+		{ 'www-authenticate': 'Bearer realm="invoicing-assets", error="invalid_token"' },
+	);
+}
+
+function handleService(
+	ctx: RouteContext,
+	route: RouteName,
+	params: Record<string, string>,
+	search: URLSearchParams,
+	req: IncomingMessage,
+	body: Buffer,
+): SimResponse {
+	switch (route) {
+		case 'subscriptions.create':
+			return createSubscription(ctx, req, body);
+		case 'subscriptions.list':
+			return { status: 200, body: ctx.subscriptions.list() };
+		case 'subscriptions.delete':
+			return ctx.subscriptions.delete(params.id)
+				? { status: 204 }
+				: serviceError(404, 'not_found', `Subscription '${params.id}' was not found.`);
+		case 'invoices.get': {
+			const invoice = ctx.data.invoice(params.invoiceNumber);
+			return invoice
+				? { status: 200, body: invoice }
+				: serviceError(404, 'not_found', `Invoice '${params.invoiceNumber}' was not found.`);
+		}
+		case 'assets.get': {
+			const asset = ctx.data.asset(params.assetId);
+			return asset
+				? { status: 200, body: asset }
+				: serviceError(404, 'not_found', `Asset '${params.assetId}' was not found.`);
+		}
+		case 'invoices.list': {
+			const query = readListQuery(search, INVOICE_FILTERS);
+			if ('status' in query) return query;
+			const filters = query.filters as InvoiceFilters;
+			const bad = checkInvoiceFilters(filters);
+			if (bad) return bad;
+			return { status: 200, body: ctx.data.listInvoices(filters, query.page, query.pageSize) };
+		}
+		case 'assets.list': {
+			const query = readListQuery(search, ASSET_FILTERS);
+			if ('status' in query) return query;
+			const filters = query.filters as AssetFilters;
+			if (filters.status !== undefined && !isAssetStatus(filters.status)) {
+				return invalidParameter('status', `must be one of ${ASSET_STATUSES.join(', ')}`);
+			}
+			return { status: 200, body: ctx.data.listAssets(filters, query.page, query.pageSize) };
+		}
+		default:
+			return serviceError(404, 'not_found', 'No such endpoint.');
+	}
+}
+
+function createSubscription(ctx: RouteContext, req: IncomingMessage, body: Buffer): SimResponse {
+	if (mediaType(req.headers['content-type']) !== JSON_MEDIA_TYPE) {
+		return serviceError(
+			415,
+			'unsupported_media_type',
+			`The request body must be JSON (Content-Type: ${JSON_MEDIA_TYPE}).`,
+		);
+	}
+	const parsed = parseJson(body);
+	if (!parsed.ok) return serviceError(400, 'invalid_json', 'The request body is not valid JSON.');
+	const validation = validateSubscriptionRequest(parsed.value);
+	if (!validation.ok) {
+		return serviceError(400, validation.code, validation.message, validation.details);
+	}
+	const subscription = ctx.subscriptions.create(validation.value, ctx.clock.timestamp());
+	return {
+		status: 201,
+		body: subscription.id,
+		headers: { location: `${ctx.serviceUrl()}${paths.subscription(subscription.id)}` },
+	};
+}
+
+/* ------------------------------------------------------------------ lists */
+
+const INVOICE_FILTERS = Object.keys({
+	issuedFrom: true,
+	issuedTo: true,
+	status: true,
+	customerNumber: true,
+} satisfies Record<keyof InvoiceFilters, true>);
+
+const ASSET_FILTERS = Object.keys({
+	status: true,
+	type: true,
+	site: true,
+	customerNumber: true,
+	serialNumber: true,
+} satisfies Record<keyof AssetFilters, true>);
+
+function readListQuery(
+	search: URLSearchParams,
+	filterNames: string[],
+): { page: number; pageSize: number; filters: Record<string, string> } | SimResponse {
+	for (const name of ['page', 'pageSize', ...filterNames]) {
+		if (search.getAll(name).length > 1) {
+			return invalidParameter(name, 'is given more than once');
+		}
+	}
+	const page = readWholeNumber(search.get('page'), FIRST_PAGE);
+	if (page === undefined || page < FIRST_PAGE) {
+		return invalidParameter('page', `must be a whole number of at least ${FIRST_PAGE}`);
+	}
+	const pageSize = readWholeNumber(search.get('pageSize'), DEFAULT_PAGE_SIZE);
+	if (pageSize === undefined || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+		return invalidParameter('pageSize', `must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+	}
+	const filters: Record<string, string> = {};
+	for (const name of filterNames) {
+		const value = search.get(name);
+		if (value !== null && value !== '') filters[name] = value;
+	}
+	return { page, pageSize, filters };
+}
+
+function checkInvoiceFilters(filters: InvoiceFilters): SimResponse | undefined {
+	for (const name of ['issuedFrom', 'issuedTo'] as const) {
+		const value = filters[name];
+		if (value !== undefined && !isServiceTimestamp(value)) {
+			return invalidParameter(name, 'must be a UTC timestamp in the form YYYY-MM-DDTHH:MM:SSZ');
+		}
+	}
+	if (filters.issuedFrom && filters.issuedTo && filters.issuedFrom > filters.issuedTo) {
+		return invalidParameter('issuedFrom', 'must not be later than issuedTo');
+	}
+	if (filters.status !== undefined && !isInvoiceStatus(filters.status)) {
+		return invalidParameter('status', `must be one of ${INVOICE_STATUSES.join(', ')}`);
+	}
+	return undefined;
+}
+
+function invalidParameter(name: string, rule: string): SimResponse {
+	return serviceError(400, 'invalid_parameter', `The query parameter '${name}' ${rule}.`, {
+		parameter: name,
+	});
+}
+
+function readWholeNumber(value: string | null, fallback: number): number | undefined {
+	if (value === null || value === '') return fallback;
+	if (!/^\d{1,15}$/.test(value)) return undefined;
+	return Number(value);
+}
+
+/** `YYYY-MM-DDTHH:MM:SSZ` and a real moment (no 30 February). */
+function isServiceTimestamp(value: string): boolean {
+	if (!TIMESTAMP_PATTERN.test(value)) return false;
+	const time = Date.parse(value);
+	return !Number.isNaN(time) && toServiceTimestamp(new Date(time)) === value;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+function acceptsJson(accept: string | undefined): boolean {
+	if (accept === undefined || accept.trim() === '') return true;
+	return accept
+		.split(',')
+		.map((part) => part.split(';')[0].trim().toLowerCase())
+		.some((type) => type === JSON_MEDIA_TYPE || type === 'application/*' || type === '*/*');
+}
+
+function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false } {
+	try {
+		return { ok: true, value: JSON.parse(body.toString('utf8')) };
+	} catch {
+		return { ok: false };
+	}
+}
+
+function unknownRoute(listener: Listener, method: string, allow: string[]): SimResponse {
+	if (allow.length > 0) {
+		const headers = { allow: allow.join(', ') };
+		const message = `Method ${method} is not allowed here; use ${allow.join(' or ')}.`;
+		return listener === 'identity'
+			? { ...identityError(405, 'invalid_request', message), headers }
+			: serviceError(405, 'method_not_allowed', message, null, headers);
+	}
+	return listener === 'identity'
+		? identityError(404, 'not_found', 'No such endpoint on the identity service.')
+		: serviceError(404, 'not_found', 'No such endpoint.');
+}
+
+function faultResponse(listener: Listener, fault: ActiveFault): SimResponse {
+	const status = fault.status as number;
+	const headers: Record<string, string> = { ...(fault.headers ?? {}) };
+	if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
+	if (typeof fault.body === 'string') return { status, raw: fault.body, headers };
+	if (fault.body !== undefined) return { status, body: fault.body, headers };
+	const message = `Simulated ${status} response (fault injection).`;
+	const body =
+		listener === 'identity'
+			? {
+					error: status >= 500 ? 'temporarily_unavailable' : defaultErrorCode(status),
+					error_description: message,
+				}
+			: { code: defaultErrorCode(status), message, details: null };
+	return { status, body, headers };
+}
+
+function internalError(listener: Listener, error: unknown): SimResponse {
+	const message = `Simulator error: ${error instanceof Error ? error.message : String(error)}`;
+	return listener === 'identity'
+		? identityError(500, 'server_error', message)
+		: serviceError(500, 'internal_error', message);
+}
+
+function errorCodeOf(response: SimResponse): string | null {
+	if (response.status < 400 || typeof response.body !== 'object' || response.body === null) {
+		return null;
+	}
+	const body = response.body as Record<string, unknown>;
+	const code = body.code ?? body.error;
+	return typeof code === 'string' ? code : null;
+}

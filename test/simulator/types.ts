@@ -1,0 +1,245 @@
+/** Public types of the provider simulator, shared by the simulator, its control API and client. */
+import type {
+	Invoice,
+	InvoiceLine,
+	ServiceEvent,
+} from '../../nodes/InvoicingAssets/transport/contract';
+
+export const ENVIRONMENTS = ['production', 'sandbox'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** The route names used by faults and the request log. */
+export const ROUTES = [
+	'token',
+	'subscriptions.create',
+	'subscriptions.list',
+	'subscriptions.delete',
+	'invoices.get',
+	'invoices.list',
+	'assets.get',
+	'assets.list',
+] as const;
+export type RouteName = (typeof ROUTES)[number];
+/** Requests that match no route (or a known path with the wrong method) are logged as 'unknown'. */
+export type LoggedRoute = RouteName | 'unknown';
+
+/* ------------------------------------------------------------------ clients */
+
+export interface ClientRegistration {
+	clientId?: string;
+	clientSecret?: string;
+	/** `api://invoicing-assets/.default` unless given. */
+	scope?: string;
+	environment: Environment;
+	/** Now + 12 months unless given; later than that is refused, as the identity portal does. */
+	keyExpiresAt?: Date;
+	displayName?: string;
+}
+
+/** What the identity portal shows once at creation, secret included. */
+export interface ClientRecord {
+	clientId: string;
+	clientSecret: string;
+	scope: string;
+	environment: Environment;
+	keyExpiresAt: Date;
+	createdAt: Date;
+	displayName: string;
+}
+
+/* ------------------------------------------------------------------- faults */
+
+export interface FaultRule {
+	route: RouteName;
+	/** Only requests with this method; any method otherwise. */
+	method?: string;
+	/** Answer with this status instead of handling the request. */
+	status?: number;
+	/** Response body: an object is sent as JSON, a string as is; a route-style error body otherwise. */
+	body?: unknown;
+	headers?: Record<string, string>;
+	/** `Retry-After` header: seconds, or an HTTP date. */
+	retryAfter?: number | string;
+	/** Wait this long (real time) before answering or handling. */
+	latencyMs?: number;
+	/** Destroy the socket without a response. */
+	drop?: boolean;
+	/** Apply to the next N matching requests only; every matching request otherwise. */
+	times?: number;
+	/** Apply to a matching request with this probability (seeded RNG); always otherwise. */
+	probability?: number;
+}
+
+export interface ActiveFault extends FaultRule {
+	id: string;
+	/** How many more requests it applies to; null when unlimited. */
+	remaining: number | null;
+	hits: number;
+}
+
+/* -------------------------------------------------------------- request log */
+
+export interface RequestLogEntry {
+	seq: number;
+	/** Simulated time of arrival, `YYYY-MM-DDTHH:MM:SSZ`. */
+	at: string;
+	route: LoggedRoute;
+	method: string;
+	/** The raw path, without the query. */
+	path: string;
+	/** Path parameters, URL-decoded once. */
+	params: Record<string, string>;
+	/** Query arguments; values of secret-looking names are redacted. */
+	query: Record<string, string | string[]>;
+	/** null when the request was dropped. */
+	status: number | null;
+	/** Error code of an error answer (`code`, or `error` on the token route). */
+	errorCode: string | null;
+	/** The client the bearer token (or the token request) belongs to; never its secret. */
+	clientId: string | null;
+	environment: Environment | null;
+	fault: 'status' | 'drop' | 'latency' | null;
+	durationMs: number;
+}
+
+export interface RequestLogFilter {
+	route?: LoggedRoute;
+	method?: string;
+	status?: number;
+	clientId?: string;
+	environment?: Environment;
+}
+
+/* --------------------------------------------------------------- deliveries */
+
+export interface DeliveryOptions {
+	/** Waits (ms) before each retry; attempts = length + 1. Default [1000, 5000, 30000]. */
+	retrySchedule: number[];
+	/** Deliver every event twice, with the same eventId (the second after the first completes). */
+	duplicate: boolean;
+	/** Time limit of one attempt (ms). */
+	timeoutMs: number;
+}
+
+export type DeliveryResult = 'delivered' | 'retrying' | 'failed' | 'cancelled' | 'refused';
+
+export interface DeliveryAttempt {
+	eventId: string;
+	eventType: string;
+	subscriptionId: string;
+	/** The notification URL with the apiKey value redacted. */
+	url: string;
+	attempt: number;
+	/** 1 for the first delivery, 2 for the duplicate. */
+	copy: number;
+	/** Simulated time of the attempt. */
+	at: string;
+	status: number | null;
+	error: string | null;
+	durationMs: number;
+	result: DeliveryResult;
+}
+
+export interface DeliveryOutcome {
+	eventId: string;
+	subscriptionId: string;
+	copy: number;
+	result: Exclude<DeliveryResult, 'retrying'>;
+	attempts: number;
+	lastStatus: number | null;
+	lastError: string | null;
+}
+
+export interface EmittedEvent {
+	eventId: string;
+	eventType: string;
+	occurredAt: string;
+	data: Record<string, unknown>;
+	/** One per subscription that takes this event type. */
+	deliveries: Array<{
+		subscriptionId: string;
+		event: ServiceEvent;
+		done: Promise<DeliveryOutcome[]>;
+	}>;
+	/** Every outcome of this event, duplicates included. */
+	done: Promise<DeliveryOutcome[]>;
+}
+
+export type IssueInvoiceInput = Partial<Omit<Invoice, 'lines'>> & {
+	lines?: Array<Partial<InvoiceLine>>;
+};
+
+export interface IssuedInvoice {
+	invoice: Invoice;
+	event: EmittedEvent;
+}
+
+/* ------------------------------------------------------ control API (JSON) */
+
+export interface ClientRecordJson {
+	clientId: string;
+	clientSecret: string;
+	scope: string;
+	environment: Environment;
+	keyExpiresAt: string;
+	createdAt: string;
+	displayName: string;
+}
+
+export interface ClientRegistrationJson {
+	clientId?: string;
+	clientSecret?: string;
+	scope?: string;
+	environment: Environment;
+	/** ISO 8601 date or timestamp. */
+	keyExpiresAt?: string;
+	displayName?: string;
+}
+
+export interface SimulatorState {
+	identityUrl: string;
+	tokenUrl: string;
+	serviceUrl: string;
+	sandboxServiceUrl: string;
+	controlUrl: string;
+	caCertPath: string;
+	clock: ClockState;
+	counts: {
+		invoices: number;
+		assets: number;
+		subscriptions: number;
+		clients: number;
+		tokensIssued: number;
+		deliveriesInFlight: number;
+	};
+	seed: number | string;
+	defaultClient: ClientRecordJson;
+	deliveryOptions: DeliveryOptions;
+}
+
+export interface ClockState {
+	now: string;
+	offsetMs: number;
+}
+
+export interface LogResponse {
+	counts: Partial<Record<LoggedRoute, number>>;
+	tokensIssued: number;
+	entries: RequestLogEntry[];
+}
+
+export interface EmittedEventJson {
+	eventId: string;
+	eventType: string;
+	occurredAt: string;
+	data: Record<string, unknown>;
+	subscriptionIds: string[];
+	/** Present when the request asked to wait for delivery. */
+	outcomes?: DeliveryOutcome[];
+}
+
+export interface DeliveriesResponse {
+	inFlight: number;
+	options: DeliveryOptions;
+	entries: DeliveryAttempt[];
+}

@@ -1,0 +1,104 @@
+import { MAX_PAGE_SIZE } from '../../../nodes/InvoicingAssets/transport/contract';
+import { DataStore } from '../../simulator/data';
+
+describe('DataStore', () => {
+	test('the same seed and counts give identical records; another seed differs', () => {
+		const a = new DataStore({ invoices: 200, assets: 60, seed: 'x' });
+		const b = new DataStore({ invoices: 200, assets: 60, seed: 'x' });
+		const c = new DataStore({ invoices: 200, assets: 60, seed: 'y' });
+		expect(JSON.stringify(b.invoices)).toBe(JSON.stringify(a.invoices));
+		expect(JSON.stringify(b.assets)).toBe(JSON.stringify(a.assets));
+		expect(JSON.stringify(c.invoices)).not.toBe(JSON.stringify(a.invoices));
+	});
+
+	test('every invoice has 1 to 4 lines billing assets of its own customer, or none', () => {
+		const store = new DataStore({ invoices: 500, assets: 100 });
+		let withAsset = 0;
+		for (const invoice of store.invoices) {
+			expect(invoice.lines.length).toBeGreaterThanOrEqual(1);
+			expect(invoice.lines.length).toBeLessThanOrEqual(4);
+			const subtotal = invoice.lines.reduce((sum, line) => sum + line.amount, 0);
+			expect(invoice.totalAmount).toBeCloseTo(subtotal + (invoice.taxAmount ?? 0), 1);
+			for (const line of invoice.lines) {
+				expect(line.amount).toBeCloseTo(line.quantity * line.unitPrice, 1);
+				if (line.assetId === null) continue;
+				withAsset++;
+				expect(store.asset(line.assetId)?.customerNumber).toBe(invoice.customerNumber);
+			}
+		}
+		expect(withAsset).toBeGreaterThan(0);
+	});
+
+	test('0 records and 20,000 invoices both work, quickly', () => {
+		const started = Date.now();
+		const empty = new DataStore({ invoices: 0, assets: 0 });
+		expect(empty.invoices).toEqual([]);
+		expect(empty.listInvoices({}, 1, 20)).toEqual({
+			items: [],
+			page: 1,
+			pageSize: 20,
+			totalItems: 0,
+		});
+		const large = new DataStore({ invoices: 20000, assets: 2000 });
+		expect(large.invoices).toHaveLength(20000);
+		expect(large.invoices[19999].invoiceNumber).toBe('INV-0020000');
+		expect(large.listInvoices({}, 200, MAX_PAGE_SIZE).items).toHaveLength(100);
+		expect(Date.now() - started).toBeLessThan(3000);
+		// No assets: lines still exist, without an asset.
+		const noAssets = new DataStore({ invoices: 20, assets: 0 });
+		expect(
+			noAssets.invoices.flatMap((invoice) => invoice.lines).every((line) => line.assetId === null),
+		).toBe(true);
+	});
+
+	test('refuses counts that are not whole numbers in range', () => {
+		expect(() => new DataStore({ invoices: -1 })).toThrow(/invoices/);
+		expect(() => new DataStore({ assets: 1.5 })).toThrow(/assets/);
+	});
+
+	test('issue: the next number, status issued, sorted in, frozen; duplicates refused', () => {
+		const store = new DataStore({ invoices: 10, assets: 10 });
+		const now = new Date(Date.UTC(2026, 5, 1, 12, 0, 0));
+		const invoice = store.issue(now);
+		expect(invoice).toMatchObject({
+			invoiceNumber: 'INV-0000011',
+			status: 'issued',
+			issueDate: '2026-06-01T12:00:00Z',
+			dueDate: '2026-07-01T12:00:00Z',
+		});
+		expect(store.issue(now).invoiceNumber).toBe('INV-0000012');
+		expect(Object.isFrozen(invoice) && Object.isFrozen(invoice.lines[0])).toBe(true);
+
+		const custom = store.issue(now, {
+			invoiceNumber: 'AAA-1',
+			status: 'paid',
+			currency: 'CHF',
+			totalAmount: undefined,
+		});
+		expect(store.invoices[0]).toBe(custom);
+		expect(custom).toMatchObject({ status: 'paid', currency: 'CHF' });
+		expect(typeof custom.totalAmount).toBe('number');
+		expect(store.issue(now).invoiceNumber).toBe('INV-0000013');
+		expect(() => store.issue(now, { invoiceNumber: 'AAA-1' })).toThrow(/already exists/);
+		expect(() => store.issue(now, { status: 'lost' as 'paid' })).toThrow(/status/);
+
+		const lines = store.issue(now, {
+			lines: [{ quantity: 2, unitPrice: 10, assetId: 'AST-000001' }],
+		}).lines;
+		expect(lines).toEqual([
+			{ description: null, quantity: 2, unitPrice: 10, amount: 20, assetId: 'AST-000001' },
+		]);
+	});
+
+	test('list filters and pages', () => {
+		const store = new DataStore({ invoices: 300, assets: 80 });
+		const paid = store.listInvoices({ status: 'paid' }, 1, 100);
+		expect(paid.totalItems).toBe(
+			store.invoices.filter((invoice) => invoice.status === 'paid').length,
+		);
+		expect(paid.items.every((invoice) => invoice.status === 'paid')).toBe(true);
+		const second = store.listAssets({}, 2, 30);
+		expect(second.items).toEqual(store.assets.slice(30, 60));
+		expect(store.listAssets({ type: 'no-such-type' }, 1, 10).totalItems).toBe(0);
+	});
+});

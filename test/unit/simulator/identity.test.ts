@@ -1,0 +1,119 @@
+import { SimulatorClock } from '../../simulator/clock';
+import { ClientRegistry, formatExpiry, TokenStore } from '../../simulator/identity';
+
+const MINUTE = 60 * 1000;
+
+function setup() {
+	const clock = new SimulatorClock();
+	const clients = new ClientRegistry(clock);
+	const tokens = new TokenStore(clock, clients);
+	return { clock, clients, tokens };
+}
+
+describe('ClientRegistry', () => {
+	test('generates ids and secrets, keeps only a hash, authenticates', () => {
+		const { clients } = setup();
+		const record = clients.register({ environment: 'production' });
+		expect(record.clientId).toMatch(/^[0-9a-f-]{36}$/);
+		expect(JSON.stringify(clients.get(record.clientId))).not.toContain(record.clientSecret);
+		expect(clients.authenticate(record.clientId, record.clientSecret).ok).toBe(true);
+		expect(clients.authenticate(record.clientId, 'wrong-secret')).toEqual({
+			ok: false,
+			reason: 'wrong_secret',
+		});
+		expect(clients.authenticate('nobody', record.clientSecret)).toEqual({
+			ok: false,
+			reason: 'unknown_client',
+		});
+		expect(() =>
+			clients.register({ environment: 'production', clientId: record.clientId }),
+		).toThrow(/already/);
+		expect(() => clients.register({ environment: 'staging' as 'production' })).toThrow(
+			/environment/,
+		);
+		expect(() => clients.register({ environment: 'production', scope: 'api://x' })).toThrow(
+			/\/\.default/,
+		);
+		expect(() => clients.register({ environment: 'production', clientSecret: 'short' })).toThrow(
+			/8/,
+		);
+	});
+
+	test('the expiry is at most 12 calendar months ahead', () => {
+		const { clients, clock } = setup();
+		const latest = clock.now();
+		latest.setUTCMonth(latest.getUTCMonth() + 12);
+		const ok = clients.register({
+			environment: 'sandbox',
+			keyExpiresAt: new Date(latest.getTime() - 1000),
+		});
+		expect(ok.keyExpiresAt.getTime()).toBe(latest.getTime() - 1000);
+		expect(() =>
+			clients.register({
+				environment: 'sandbox',
+				keyExpiresAt: new Date(latest.getTime() + 60 * MINUTE),
+			}),
+		).toThrow(/12 months/);
+	});
+
+	test('rotation replaces the secret', () => {
+		const { clients } = setup();
+		const record = clients.register({ environment: 'production' });
+		const rotated = clients.rotateSecret(record.clientId, 'replacement-secret');
+		expect(rotated.clientSecret).toBe('replacement-secret');
+		expect(clients.authenticate(record.clientId, record.clientSecret).ok).toBe(false);
+		expect(clients.authenticate(record.clientId, 'replacement-secret').ok).toBe(true);
+		expect(() => clients.rotateSecret('nobody')).toThrow(/not registered/);
+	});
+});
+
+describe('TokenStore', () => {
+	test('a token is valid for exactly 60 simulated minutes', () => {
+		const { clients, tokens, clock } = setup();
+		const client = clients.register({ environment: 'production' });
+		const { accessToken, expiresIn } = tokens.issue(client);
+		expect(expiresIn).toBe(3600);
+		clock.advance(60 * MINUTE - 1000);
+		expect(tokens.check(accessToken, 'production').ok).toBe(true);
+		clock.advance(1000);
+		expect(tokens.check(accessToken, 'production')).toMatchObject({
+			ok: false,
+			reason: 'expired_token',
+		});
+		expect(tokens.issued).toBe(1);
+	});
+
+	test('key expiry ends tokens early; the wrong environment is refused', () => {
+		const { clients, tokens, clock } = setup();
+		const client = clients.register({
+			environment: 'sandbox',
+			keyExpiresAt: new Date(clock.nowMs() + 10 * MINUTE),
+		});
+		const { accessToken } = tokens.issue(client);
+		expect(tokens.check(accessToken, 'production')).toMatchObject({
+			ok: false,
+			reason: 'wrong_environment',
+			clientId: client.clientId,
+		});
+		expect(tokens.check(accessToken, 'sandbox')).toEqual({
+			ok: true,
+			clientId: client.clientId,
+			environment: 'sandbox',
+		});
+		clock.advance(10 * MINUTE);
+		expect(tokens.check(accessToken, 'sandbox')).toMatchObject({
+			ok: false,
+			reason: 'key_expired',
+		});
+		expect(tokens.check('unknown', 'sandbox')).toMatchObject({
+			ok: false,
+			reason: 'unknown_token',
+			clientId: null,
+		});
+	});
+
+	test('formatExpiry shows a date for midnight, a timestamp otherwise', () => {
+		expect(formatExpiry(new Date(Date.UTC(2027, 0, 31)))).toBe('2027-01-31');
+		expect(formatExpiry(new Date(Date.UTC(2027, 0, 31, 8, 30)))).toBe('2027-01-31T08:30:00Z');
+	});
+});
