@@ -1,0 +1,366 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
+/**
+ * The package in a real n8n 2.41.1 over HTTPS: loaded from its npm tarball, credential tested,
+ * a workflow published and run on delivered events, then cleaned up. Assertions are made at the
+ * simulator (subscriptions, tokens) and through n8n's public API (executions).
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+
+import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
+import { N8nInstance } from '../n8n/instance';
+import { startSimulator, type Simulator } from '../simulator';
+import {
+	ACTION_TYPE,
+	CREDENTIAL_TYPE,
+	NODE_NAMES,
+	TRIGGER_TYPE,
+	invoiceToAssetWorkflow,
+} from './workflows';
+
+jest.setTimeout(10 * 60_000);
+
+const MINUTE = 60_000;
+
+interface Execution {
+	id: string;
+	status: string;
+	finished: boolean;
+	data?: {
+		resultData: {
+			runData: Record<
+				string,
+				Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }>> } }>
+			>;
+		};
+	};
+}
+
+let sim: Simulator;
+let n8n: N8nInstance;
+let plainN8n: N8nInstance | undefined;
+let credential: { id: string; name: string };
+let workflowId: string;
+const webhookId = randomUUID();
+
+async function waitFor<T>(
+	what: string,
+	probe: () => Promise<T | undefined> | T | undefined,
+	timeoutMs = 60_000,
+): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await probe();
+		if (value !== undefined && value !== false) return value;
+		if (Date.now() > deadline)
+			throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		await sleep(100);
+	}
+}
+
+function ourSubscriptions() {
+	return sim.subscriptions
+		.list()
+		.filter((subscription) => subscription.notificationUrl.includes(webhookId));
+}
+
+async function executions(id = workflowId, instance = n8n): Promise<Execution[]> {
+	const answer = await instance.api<{ data: Execution[] }>(
+		'GET',
+		`/executions?workflowId=${id}&limit=250`,
+	);
+	expect(answer.status).toBe(200);
+	return answer.body.data;
+}
+
+async function execution(id: string): Promise<Execution> {
+	const answer = await n8n.api<Execution>('GET', `/executions/${id}?includeData=true`);
+	expect(answer.status).toBe(200);
+	return answer.body;
+}
+
+async function waitForExecutions(count: number): Promise<Execution[]> {
+	return await waitFor(`${count} finished executions`, async () => {
+		const list = await executions();
+		return list.length >= count &&
+			list.every((entry) => entry.status !== 'running' && entry.status !== 'new')
+			? list
+			: undefined;
+	});
+}
+
+function issueInvoiceBillingAnAsset() {
+	const asset = sim.data.assets()[0];
+	return sim.issueInvoice({
+		customerNumber: asset.customerNumber,
+		lines: [
+			{
+				assetId: asset.assetId,
+				description: 'Managed service',
+				quantity: 1,
+				unitPrice: 120,
+				amount: 120,
+			},
+		],
+	});
+}
+
+function deliveryKey(): string {
+	const [subscription] = ourSubscriptions();
+	return new URL(subscription.notificationUrl).searchParams.get(DELIVERY_KEY_PARAMETER) ?? '';
+}
+
+async function deliver(query: string, body: unknown) {
+	const url = `${n8n.url}/webhook/${webhookId}/webhook${query}`;
+	const response = await request(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	return { status: response.statusCode, text: await response.body.text() };
+}
+
+function credentialData(clientSecret = sim.defaultClient.clientSecret) {
+	return {
+		environment: 'production',
+		baseUrl: sim.serviceUrl,
+		identityUrl: sim.identityUrl,
+		scope: sim.defaultClient.scope,
+		clientId: sim.defaultClient.clientId,
+		clientSecret,
+	};
+}
+
+async function createCredential(instance: N8nInstance, name: string, clientSecret?: string) {
+	const created = await instance.api<{ id: string; name: string }>('POST', '/credentials', {
+		name,
+		type: CREDENTIAL_TYPE,
+		data: credentialData(clientSecret),
+	});
+	expect(created.status).toBe(200);
+	return { id: created.body.id, name: created.body.name };
+}
+
+beforeAll(async () => {
+	sim = await startSimulator({
+		invoices: 40,
+		assets: 20,
+		delivery: { retrySchedule: [300, 1000, 2000] },
+	});
+	n8n = new N8nInstance({ name: 'e2e' });
+	await n8n.start();
+});
+
+afterAll(async () => {
+	await plainN8n?.dispose();
+	await n8n?.dispose();
+	await sim?.close();
+});
+
+test('1. n8n loads the package: both node types, the tool variant and the credential type are listed', async () => {
+	const nodes = await n8n.signedIn<Array<{ name: string }>>('GET', '/types/nodes.json');
+	expect(nodes.status).toBe(200);
+	const names = nodes.body.map((node) => node.name);
+	expect(names).toEqual(
+		expect.arrayContaining([
+			ACTION_TYPE,
+			TRIGGER_TYPE,
+			`${ACTION_TYPE.replace(/invoicingAssets$/, 'invoicingAssetsTool')}`,
+		]),
+	);
+
+	const credentials = await n8n.signedIn<Array<{ name: string }>>('GET', '/types/credentials.json');
+	expect(credentials.body.map((type) => type.name)).toContain(CREDENTIAL_TYPE);
+});
+
+test('2. the credential created through the public API passes its test; a wrong secret fails clearly', async () => {
+	credential = await createCredential(n8n, 'Invoicing & Assets account');
+	const tested = await n8n.api<{ status: string; message: string }>(
+		'POST',
+		`/credentials/${credential.id}/test`,
+	);
+	expect(tested.body).toMatchObject({ status: 'OK' });
+
+	const wrongSecret = `${sim.defaultClient.clientSecret.slice(0, -4)}xxxx`;
+	const wrong = await createCredential(n8n, 'Wrong secret', wrongSecret);
+	const failed = await n8n.api<{ status: string; message: string }>(
+		'POST',
+		`/credentials/${wrong.id}/test`,
+	);
+	expect(failed.body.status).toBe('Error');
+	expect(failed.body.message).toMatch(/client ID or secret/i);
+	expect(failed.text).not.toContain(wrongSecret);
+	expect(failed.text).not.toContain(sim.defaultClient.clientSecret);
+});
+
+test('3–4. the published workflow registers exactly one https subscription carrying apiKey', async () => {
+	const created = await n8n.api<{ id: string }>(
+		'POST',
+		'/workflows',
+		invoiceToAssetWorkflow(credential, webhookId),
+	);
+	expect(created.status).toBe(200);
+	workflowId = created.body.id;
+
+	const published = await n8n.api('POST', `/workflows/${workflowId}/publish`);
+	expect(published.status).toBe(200);
+	const [subscription] = await waitFor('the subscription', () =>
+		ourSubscriptions().length === 1 ? ourSubscriptions() : undefined,
+	);
+	expect(ourSubscriptions()).toHaveLength(1);
+
+	const url = new URL(subscription.notificationUrl);
+	expect(url.protocol).toBe('https:');
+	expect(url.pathname).toBe(`/webhook/${webhookId}/webhook`);
+	expect(url.searchParams.get(DELIVERY_KEY_PARAMETER)?.length).toBeGreaterThanOrEqual(32);
+	expect(subscription.eventTypes).toEqual(['invoice.issued']);
+});
+
+test('5. an issued invoice runs the workflow, which fetches the invoice and its asset; the key is nowhere in the execution', async () => {
+	const { invoice } = issueInvoiceBillingAnAsset();
+	const [first] = await waitForExecutions(1);
+	expect(first.status).toBe('success');
+
+	const full = await execution(first.id);
+	const runData = full.data?.resultData.runData ?? {};
+	const fetched = runData[NODE_NAMES.invoice][0].data?.main[0][0].json;
+	const asset = runData[NODE_NAMES.asset][0].data?.main[0][0].json;
+	expect(fetched).toMatchObject({
+		invoiceNumber: invoice.invoiceNumber,
+		customerNumber: invoice.customerNumber,
+	});
+	expect(asset).toMatchObject({ assetId: invoice.lines[0].assetId });
+	expect(JSON.stringify(full)).not.toContain(deliveryKey());
+	expect(JSON.stringify(full)).not.toContain(sim.defaultClient.clientSecret);
+});
+
+test('6. forged deliveries get 401 and start nothing', async () => {
+	const event = {
+		eventId: randomUUID(),
+		eventType: 'invoice.issued',
+		occurredAt: '2026-11-22T10:00:00Z',
+		subscriptionId: ourSubscriptions()[0].id,
+		data: { invoiceNumber: sim.data.invoices()[0].invoiceNumber },
+	};
+	const before = (await executions()).length;
+
+	const missing = await deliver('', event);
+	const wrong = await deliver(`?${DELIVERY_KEY_PARAMETER}=${'A'.repeat(43)}`, event);
+	const nearMiss = await deliver(
+		`?${DELIVERY_KEY_PARAMETER}=${deliveryKey().slice(0, -1)}x`,
+		event,
+	);
+	expect([missing.status, wrong.status, nearMiss.status]).toEqual([401, 401, 401]);
+
+	await sleep(2000);
+	expect(await executions()).toHaveLength(before);
+});
+
+test('7. a re-delivery of the same event starts no second execution', async () => {
+	sim.deliveries.setOptions({ duplicate: true });
+	issueInvoiceBillingAnAsset();
+	await sim.waitForDeliveries(30_000);
+	sim.deliveries.setOptions({ duplicate: false });
+	await sleep(1500);
+
+	const list = await waitForExecutions(2);
+	expect(list).toHaveLength(2);
+	const copies = sim.deliveries.entries().filter((attempt) => attempt.copy === 2);
+	expect(copies.length).toBeGreaterThanOrEqual(1);
+	expect(copies.every((attempt) => attempt.status === 200)).toBe(true);
+});
+
+test('8. after 61 simulated minutes the next event still succeeds with exactly one new token', async () => {
+	const tokensBefore = sim.log.tokensIssued();
+	sim.clock.advance(61 * MINUTE);
+	issueInvoiceBillingAnAsset();
+
+	const list = await waitForExecutions(3);
+	expect(list.filter((entry) => entry.status === 'success')).toHaveLength(3);
+	expect(sim.log.tokensIssued() - tokensBefore).toBe(1);
+});
+
+test('9. unpublish leaves no subscription; 20 publish/unpublish cycles never hold more than one', async () => {
+	expect((await n8n.api('POST', `/workflows/${workflowId}/unpublish`)).status).toBe(200);
+	await waitFor('no subscription', () => ourSubscriptions().length === 0);
+
+	let most = 0;
+	let watching = true;
+	const watcher = (async () => {
+		while (watching) {
+			most = Math.max(most, ourSubscriptions().length);
+			await sleep(20);
+		}
+	})();
+	for (let cycle = 0; cycle < 20; cycle++) {
+		expect((await n8n.api('POST', `/workflows/${workflowId}/publish`)).status).toBe(200);
+		await waitFor(`subscription of cycle ${cycle + 1}`, () => ourSubscriptions().length === 1);
+		expect((await n8n.api('POST', `/workflows/${workflowId}/unpublish`)).status).toBe(200);
+		await waitFor(
+			`no subscription after cycle ${cycle + 1}`,
+			() => ourSubscriptions().length === 0,
+		);
+	}
+	watching = false;
+	await watcher;
+	expect(most).toBe(1);
+	expect(ourSubscriptions()).toHaveLength(0);
+});
+
+test('10. after an out-of-band deletion, a restart in legacy publication mode re-creates the subscription', async () => {
+	expect((await n8n.api('POST', `/workflows/${workflowId}/publish`)).status).toBe(200);
+	const [original] = await waitFor('the subscription', () =>
+		ourSubscriptions().length === 1 ? ourSubscriptions() : undefined,
+	);
+	await n8n.stop();
+	expect(sim.subscriptions.delete(original.id)).toBe(true);
+
+	n8n.setEnv({ N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false' });
+	await n8n.start();
+	const [recreated] = await waitFor('the re-created subscription', () =>
+		ourSubscriptions().length === 1 ? ourSubscriptions() : undefined,
+	);
+	expect(recreated.id).not.toBe(original.id);
+
+	const before = (await executions()).length;
+	issueInvoiceBillingAnAsset();
+	const list = await waitForExecutions(before + 1);
+	expect(list.filter((entry) => entry.status === 'success')).toHaveLength(before + 1);
+});
+
+test('11. an n8n with a plain-http webhook URL registers nothing and explains the HTTPS requirement', async () => {
+	plainN8n = new N8nInstance({ name: 'plain-http', https: false });
+	await plainN8n.start();
+	const plainCredential = await createCredential(plainN8n, 'Invoicing & Assets account');
+	const plainWebhookId = randomUUID();
+	const created = await plainN8n.api<{ id: string }>(
+		'POST',
+		'/workflows',
+		invoiceToAssetWorkflow(plainCredential, plainWebhookId),
+	);
+	const subscriptionsBefore = sim.subscriptions.list().length;
+
+	expect((await plainN8n.api('POST', `/workflows/${created.body.id}/publish`)).status).toBe(200);
+	const status = await waitFor(
+		'the publication error',
+		async () => {
+			const answer = await plainN8n?.rest<{
+				data: { status: string; triggers: Array<{ errorMessage?: string }> };
+			}>('GET', `/workflows/${created.body.id}/publication-status`);
+			return answer?.body.data.status === 'failed' ? answer.body.data : undefined;
+		},
+		90_000,
+	);
+
+	const message = status.triggers.map((trigger) => trigger.errorMessage ?? '').join(' ');
+	expect(message).toMatch(/https/i);
+	expect(message).toMatch(/TLS 1\.2/);
+	expect(plainN8n.log()).toMatch(/TLS 1\.2/);
+	expect(sim.subscriptions.list()).toHaveLength(subscriptionsBefore);
+	expect(
+		sim.subscriptions
+			.list()
+			.some((subscription) => subscription.notificationUrl.includes(plainWebhookId)),
+	).toBe(false);
+});

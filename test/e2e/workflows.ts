@@ -1,0 +1,76 @@
+import type { IConnections, INode } from 'n8n-workflow';
+
+import { PACKAGE_NAME } from '../n8n/package';
+
+export const TRIGGER_TYPE = `${PACKAGE_NAME}.invoicingAssetsTrigger`;
+export const ACTION_TYPE = `${PACKAGE_NAME}.invoicingAssets`;
+export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
+
+export interface WorkflowJson {
+	name: string;
+	nodes: INode[];
+	connections: IConnections;
+	settings: Record<string, unknown>;
+}
+
+export const NODE_NAMES = {
+	trigger: 'New Invoice Issued',
+	invoice: 'Get Invoice',
+	asset: 'Get First Billed Asset',
+};
+
+/** Trigger (invoice.issued) → Invoice Get → Managed Asset Get of the first line's asset. */
+export function invoiceToAssetWorkflow(
+	credential: { id: string; name: string },
+	webhookId: string,
+): WorkflowJson {
+	const credentials = { [CREDENTIAL_TYPE]: credential };
+	return {
+		name: `New invoice → fetch → asset ${webhookId.slice(0, 8)}`,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: 'a0c7f0c2-1b1e-4f6e-9a51-1d2f3e4a5b60',
+				name: NODE_NAMES.trigger,
+				type: TRIGGER_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId,
+				parameters: { events: ['invoice.issued'], options: {} },
+				credentials,
+			},
+			{
+				id: 'b1d8e1d3-2c2f-4a7f-8b62-2e3f4a5b6c71',
+				name: NODE_NAMES.invoice,
+				type: ACTION_TYPE,
+				typeVersion: 1,
+				position: [260, 0],
+				parameters: {
+					resource: 'invoice',
+					operation: 'get',
+					invoiceNumber: { __rl: true, mode: 'number', value: '={{ $json.data.invoiceNumber }}' },
+					options: {},
+				},
+				credentials,
+			},
+			{
+				id: 'c2e9f2e4-3d3a-4b8a-9c73-3f4a5b6c7d82',
+				name: NODE_NAMES.asset,
+				type: ACTION_TYPE,
+				typeVersion: 1,
+				position: [520, 0],
+				parameters: {
+					resource: 'managedAsset',
+					operation: 'get',
+					assetId: { __rl: true, mode: 'id', value: '={{ $json.lines[0].assetId }}' },
+					options: {},
+				},
+				credentials,
+			},
+		],
+		connections: {
+			[NODE_NAMES.trigger]: { main: [[{ node: NODE_NAMES.invoice, type: 'main', index: 0 }]] },
+			[NODE_NAMES.invoice]: { main: [[{ node: NODE_NAMES.asset, type: 'main', index: 0 }]] },
+		},
+	};
+}
