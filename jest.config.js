@@ -1,26 +1,19 @@
-/** @type {import('jest').Config} */
-const shared = {
+/**
+ * `npm test` runs the unit and integration tests; `npm run test:e2e` (JEST_SUITE=e2e) the
+ * end-to-end suite against a real n8n.
+ * @type {import('jest').Config}
+ */
+const endToEnd = process.env.JEST_SUITE === 'e2e';
+
+module.exports = {
 	testEnvironment: 'node',
 	rootDir: __dirname,
+	testMatch: endToEnd
+		? ['<rootDir>/test/e2e/**/*.test.ts']
+		: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/integration/**/*.test.ts'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }],
 	},
 	setupFiles: ['<rootDir>/test/harness/setup-env.ts'],
-};
-
-/** `npm test` runs the first project; `npm run test:e2e` the second, against a real n8n. */
-module.exports = {
-	testTimeout: 60_000,
-	projects: [
-		{
-			...shared,
-			displayName: 'tests',
-			testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/integration/**/*.test.ts'],
-		},
-		{
-			...shared,
-			displayName: 'e2e',
-			testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
-		},
-	],
+	testTimeout: endToEnd ? 10 * 60_000 : 60_000,
 };

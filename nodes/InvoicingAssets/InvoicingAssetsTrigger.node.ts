@@ -7,40 +7,60 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { receiveDelivery } from './trigger/delivery';
+import { triggerProperties } from './trigger/description';
+import {
+	createSubscription,
+	deleteSubscription,
+	subscriptionExists,
+	WEBHOOK_NAME,
+} from './trigger/lifecycle';
+
 export class InvoicingAssetsTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Invoicing & Assets Trigger',
 		name: 'invoicingAssetsTrigger',
 		icon: { light: 'file:invoicingAssets.svg', dark: 'file:invoicingAssets.dark.svg' },
 		group: ['trigger'],
-		subtitle: 'Events',
 		version: 1,
-		description: 'Starts the workflow when the Data Service sends an event',
+		subtitle:
+			'={{ ($parameter["events"] || []).includes("*") ? "All events" : ($parameter["events"] || []).join(", ") }}',
+		description: 'Starts the workflow when the Data Service sends an event, such as a new invoice',
 		defaults: { name: 'Invoicing & Assets Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'invoicingAssetsApi', required: true }],
 		webhooks: [
-			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+			{
+				name: WEBHOOK_NAME,
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				// Empty, so n8n answers with webhook()'s `webhookResponse` (a small JSON acknowledgement);
+				// left out, n8n would answer the literal text "firstEntryJson".
+				responseData: '',
+				path: 'webhook',
+			},
 		],
-		properties: [],
+		properties: triggerProperties,
 	};
 
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return false;
+				return await subscriptionExists(this);
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
+				await createSubscription(this);
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
+				await deleteSubscription(this);
 				return true;
 			},
 		},
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return { workflowData: [this.helpers.returnJsonArray(this.getBodyData())] };
+		return await receiveDelivery.call(this);
 	}
 }

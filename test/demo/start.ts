@@ -54,12 +54,12 @@ async function main() {
 	print('Starting n8n (the first run installs it: about 5 minutes)…');
 	const n8n = new N8nInstance({ name: 'demo', caDir, owner: OWNER, port: await portOr(5678) });
 
-	let timer: NodeJS.Timeout | undefined;
+	const timers: NodeJS.Timeout[] = [];
 	let stopping = false;
 	const stop = async () => {
 		if (stopping) return;
 		stopping = true;
-		if (timer) clearInterval(timer);
+		for (const timer of timers) clearInterval(timer);
 		print('\nStopping n8n and the simulator…');
 		await n8n.dispose();
 		await sim.close();
@@ -102,7 +102,7 @@ async function main() {
 		);
 	};
 	issue();
-	timer = setInterval(issue, everySeconds * 1000);
+	timers.push(setInterval(issue, everySeconds * 1000));
 
 	print('');
 	print('Ready.');

@@ -1,0 +1,81 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals */
+import { createHash } from 'node:crypto';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	DELIVERY_KEY_PARAMETER,
+	type Subscription,
+} from '../../../nodes/InvoicingAssets/transport/contract';
+import { startTestbed, type Testbed } from '../../harness/testbed';
+import { TriggerHost } from '../../harness/webhooks';
+
+/** Retries of failed deliveries come quickly in these tests. */
+export const FAST_RETRIES = [50, 50];
+
+export async function startTriggerTestbed(): Promise<Testbed> {
+	return await startTestbed({
+		invoices: 10,
+		assets: 10,
+		delivery: { retrySchedule: FAST_RETRIES },
+	});
+}
+
+export async function startHost(
+	testbed: Testbed,
+	parameters: IDataObject = { events: ['*'] },
+	publicUrl?: string,
+): Promise<TriggerHost> {
+	return await TriggerHost.start({
+		harness: testbed.harness,
+		credential: testbed.credential,
+		caDir: testbed.sim.caDir,
+		parameters,
+		publicUrl,
+	});
+}
+
+/** Puts the simulator back as it was: no subscriptions, faults, duplicates or old records. */
+export async function resetSimulator(testbed: Testbed) {
+	const { sim } = testbed;
+	await sim.waitForDeliveries(10_000);
+	sim.faults.clear();
+	for (const subscription of sim.subscriptions.list()) sim.subscriptions.delete(subscription.id);
+	sim.deliveries.setOptions({ duplicate: false, retrySchedule: FAST_RETRIES });
+	sim.deliveries.reset();
+	sim.log.reset();
+}
+
+/** The only subscription at the simulator (fails the test when there is not exactly one). */
+export function onlySubscription(testbed: Testbed): Subscription {
+	const subscriptions = testbed.sim.subscriptions.list();
+	expect(subscriptions).toHaveLength(1);
+	return subscriptions[0];
+}
+
+/** The delivery key in a subscription's notification URL, as the simulator stores it. */
+export function keyOf(subscription: Subscription): string {
+	const key = new URL(subscription.notificationUrl).searchParams.get(DELIVERY_KEY_PARAMETER);
+	if (!key) throw new Error(`No ${DELIVERY_KEY_PARAMETER} in the subscription's URL`);
+	return key;
+}
+
+export function sha256Hex(text: string): string {
+	return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The URL without its query, to compare addresses. */
+export function withoutQuery(url: string): string {
+	const parsed = new URL(url);
+	parsed.search = '';
+	return parsed.toString();
+}
+
+/** Polls until `check` is true (for work n8n does after answering, e.g. removing a test registration). */
+export async function eventually(check: () => boolean, timeoutMs = 5000) {
+	const deadline = Date.now() + timeoutMs;
+	while (!check()) {
+		if (Date.now() > deadline) throw new Error(`Not true within ${timeoutMs} ms`);
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+}

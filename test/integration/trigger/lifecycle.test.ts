@@ -1,0 +1,449 @@
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { Testbed } from '../../harness/testbed';
+import type { TriggerHost } from '../../harness/webhooks';
+import {
+	eventually,
+	keyOf,
+	onlySubscription,
+	resetSimulator,
+	sha256Hex,
+	startHost,
+	startTriggerTestbed,
+	withoutQuery,
+} from './helpers';
+
+let testbed: Testbed;
+let host: TriggerHost;
+
+beforeAll(async () => {
+	testbed = await startTriggerTestbed();
+});
+
+afterEach(async () => {
+	jest.restoreAllMocks();
+	await host?.close();
+	await resetSimulator(testbed);
+});
+
+afterAll(async () => {
+	await testbed.close();
+});
+
+const methods = (h: TriggerHost) => h.hookCalls.map((call) => call.method);
+
+describe('publish and unpublish', () => {
+	test('publish creates one https subscription carrying a key; checkExists finds it; unpublish deletes it', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+
+		const subscription = onlySubscription(testbed);
+		expect(subscription.notificationUrl.startsWith('https://')).toBe(true);
+		expect(withoutQuery(subscription.notificationUrl)).toBe(host.webhookUrl);
+		expect(new URL(subscription.notificationUrl).pathname).toBe(
+			`/webhook/${host.node.webhookId}/webhook`,
+		);
+		const key = keyOf(subscription);
+		expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+		expect(Buffer.from(key, 'base64url')).toHaveLength(32);
+		expect(subscription.eventTypes).toBeNull();
+		expect(subscription.description).toBeNull();
+		expect(host.nodeStaticData).toEqual({
+			subscriptionId: subscription.id,
+			deliveryKeyHash: sha256Hex(key),
+		});
+		expect(methods(host)).toEqual(['checkExists', 'create']);
+
+		expect(await host.call('checkExists')).toBe(true);
+		expect(testbed.sim.subscriptions.list()).toHaveLength(1);
+
+		await host.unpublish();
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+		expect(host.nodeStaticData).toEqual({});
+		expect(testbed.sim.log.count('subscriptions.delete', { status: 204 })).toBe(1);
+	});
+
+	test('the chosen event types and description are sent with the subscription', async () => {
+		host = await startHost(testbed, {
+			events: ['invoice.issued', 'invoice.paid'],
+			options: { description: 'New invoices to accounting' },
+		});
+		await host.publish();
+		const subscription = onlySubscription(testbed);
+		expect(subscription.eventTypes).toEqual(['invoice.issued', 'invoice.paid']);
+		expect(subscription.description).toBe('New invoices to accounting');
+	});
+
+	test('All Events among other choices subscribes to every event (null)', async () => {
+		host = await startHost(testbed, { events: ['invoice.paid', '*'] });
+		await host.publish();
+		expect(onlySubscription(testbed).eventTypes).toBeNull();
+	});
+
+	test('publishing twice keeps the one subscription (checkExists answers true)', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+		const first = onlySubscription(testbed);
+		const staticData = host.nodeStaticData;
+
+		await host.publish();
+		expect(onlySubscription(testbed)).toEqual(first);
+		expect(host.nodeStaticData).toEqual(staticData);
+		expect(methods(host)).toEqual(['checkExists', 'create', 'checkExists']);
+		expect(host.hookCalls[2].result).toBe(true);
+		expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
+	});
+
+	test('each trigger gets its own subscription and key', async () => {
+		host = await startHost(testbed);
+		const other = await startHost(testbed);
+		try {
+			await host.publish();
+			await other.publish();
+			const subscriptions = testbed.sim.subscriptions.list();
+			expect(subscriptions).toHaveLength(2);
+			expect(new Set(subscriptions.map(keyOf)).size).toBe(2);
+			expect(host.nodeStaticData.subscriptionId).not.toBe(other.nodeStaticData.subscriptionId);
+		} finally {
+			await other.close();
+		}
+	});
+
+	test('unpublish when the subscription is already gone (404) succeeds and clears static data', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+		testbed.sim.subscriptions.delete(onlySubscription(testbed).id);
+
+		await host.unpublish();
+		expect(testbed.sim.log.count('subscriptions.delete', { status: 404 })).toBe(1);
+		expect(host.nodeStaticData).toEqual({});
+	});
+
+	test('unpublish with nothing stored succeeds without calling the service', async () => {
+		host = await startHost(testbed);
+		await host.unpublish();
+		expect(host.hookCalls.map((call) => call.result)).toEqual([true]);
+		expect(testbed.sim.log.count('subscriptions.delete')).toBe(0);
+	});
+
+	test('a failing delete is thrown (n8n retries it) and the subscription stays stored', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+		const stored = host.nodeStaticData;
+		testbed.sim.faults.add({ route: 'subscriptions.delete', status: 403 });
+
+		await expect(host.unpublish()).rejects.toThrow('The API key is not allowed to do this');
+		expect(host.nodeStaticData).toEqual(stored);
+		expect(testbed.sim.subscriptions.list()).toHaveLength(1);
+
+		testbed.sim.faults.clear();
+		await host.unpublish();
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+		expect(host.nodeStaticData).toEqual({});
+	});
+});
+
+describe('a subscription deleted out of band', () => {
+	test('checkExists answers false and clears the static data', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+		testbed.sim.subscriptions.delete(onlySubscription(testbed).id);
+
+		expect(await host.call('checkExists')).toBe(false);
+		expect(host.nodeStaticData).toEqual({});
+	});
+
+	test('publishing again creates exactly one new subscription with a new key', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+		const old = onlySubscription(testbed);
+		testbed.sim.subscriptions.delete(old.id);
+
+		await host.publish();
+		const recheck = host.hookCalls[2];
+		expect(recheck).toMatchObject({ method: 'checkExists', result: false, staticDataAfter: {} });
+		const renewed = onlySubscription(testbed);
+		expect(renewed.id).not.toBe(old.id);
+		expect(keyOf(renewed)).not.toBe(keyOf(old));
+		expect(host.nodeStaticData).toEqual({
+			subscriptionId: renewed.id,
+			deliveryKeyHash: sha256Hex(keyOf(renewed)),
+		});
+	});
+});
+
+describe('a failed create', () => {
+	test.each([
+		['a 500 answer', { status: 500 }, 'The service failed to process the request (HTTP 500)'],
+		['a dropped connection', { drop: true }, 'The service could not be reached'],
+	])(
+		'%s: publish fails, the cleanup delete with empty static data succeeds, nothing is left',
+		async (_name, fault, message) => {
+			host = await startHost(testbed);
+			testbed.sim.faults.add({ route: 'subscriptions.create', times: 1, ...fault });
+
+			await expect(host.publish()).rejects.toThrow(message);
+			expect(methods(host)).toEqual(['checkExists', 'create', 'delete']);
+			const [, create, cleanup] = host.hookCalls;
+			expect(create.staticDataAfter).toEqual({});
+			expect(cleanup).toMatchObject({ staticDataBefore: {}, result: true });
+			expect(cleanup.error).toBeUndefined();
+			// The create looked for a subscription it may have made before giving up.
+			expect(testbed.sim.log.count('subscriptions.list')).toBe(1);
+			expect(testbed.sim.subscriptions.list()).toEqual([]);
+			expect(host.nodeStaticData).toEqual({});
+
+			await host.publish();
+			expect(onlySubscription(testbed).id).toBe(host.nodeStaticData.subscriptionId);
+		},
+	);
+
+	test('a refusal (4xx) is thrown without looking for a subscription', async () => {
+		host = await startHost(testbed);
+		testbed.sim.faults.add({ route: 'subscriptions.create', status: 400, times: 1 });
+		await expect(host.publish()).rejects.toThrow('The service rejected the request as invalid');
+		expect(testbed.sim.log.count('subscriptions.list')).toBe(0);
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+	});
+
+	test('created at the service but answered 500: the subscription carrying the new key is adopted', async () => {
+		host = await startHost(testbed);
+		const store = testbed.sim.subscriptions;
+		const create = store.create.bind(store);
+		jest.spyOn(store, 'create').mockImplementationOnce((request, createdAt) => {
+			create(request, createdAt);
+			throw new Error('lost after the subscription was stored');
+		});
+
+		await host.publish();
+		const subscription = onlySubscription(testbed);
+		expect(host.nodeStaticData).toEqual({
+			subscriptionId: subscription.id,
+			deliveryKeyHash: sha256Hex(keyOf(subscription)),
+		});
+
+		const { event } = testbed.sim.issueInvoice();
+		await event.done;
+		await host.settled();
+		expect(host.executions).toHaveLength(1);
+	});
+
+	test('created, but the answer carries no readable ID: the subscription carrying the new key is adopted', async () => {
+		host = await startHost(testbed);
+		const store = testbed.sim.subscriptions;
+		const create = store.create.bind(store);
+		jest
+			.spyOn(store, 'create')
+			.mockImplementationOnce((request, createdAt) => ({ ...create(request, createdAt), id: '' }));
+
+		await host.publish();
+		const subscription = onlySubscription(testbed);
+		expect(host.nodeStaticData.subscriptionId).toBe(subscription.id);
+	});
+
+	test('answered 201 without an ID and nothing created: a clear error, nothing stored', async () => {
+		host = await startHost(testbed);
+		testbed.sim.faults.add({ route: 'subscriptions.create', status: 201, body: '', times: 1 });
+
+		await expect(host.publish()).rejects.toThrow(
+			'The service answered without the new subscription’s ID',
+		);
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+		expect(host.nodeStaticData).toEqual({});
+	});
+
+	test('when the service cannot be asked afterwards, the error says so', async () => {
+		host = await startHost(testbed);
+		testbed.sim.faults.add({ route: 'subscriptions.create', status: 500, times: 1 });
+		testbed.sim.faults.add({ route: 'subscriptions.list', status: 403, times: 1 });
+
+		const failure = await host.publish().then(
+			() => undefined,
+			(error: Error & { description?: string }) => error,
+		);
+		expect(failure?.message).toBe('The service failed to process the request (HTTP 500)');
+		expect(failure?.description).toContain(
+			'could not check whether the service created the subscription anyway',
+		);
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+	});
+});
+
+describe('subscriptions the trigger did not create', () => {
+	test('one with the same URL is never adopted nor deleted', async () => {
+		host = await startHost(testbed);
+		const foreign = testbed.sim.subscriptions.create(
+			{ notificationUrl: host.webhookUrl, eventTypes: null, description: 'someone else’s' },
+			'2025-01-01T00:00:00Z',
+		);
+		const foreignWithKey = testbed.sim.subscriptions.create(
+			{
+				notificationUrl: `${host.webhookUrl}?apiKey=someone-elses-key`,
+				eventTypes: null,
+				description: null,
+			},
+			'2025-01-01T00:00:00Z',
+		);
+
+		expect(await host.call('checkExists')).toBe(false);
+		await host.publish();
+		const ids = testbed.sim.subscriptions.list().map((subscription) => subscription.id);
+		expect(ids).toHaveLength(3);
+		const ours = host.nodeStaticData.subscriptionId;
+		expect([foreign.id, foreignWithKey.id]).not.toContain(ours);
+
+		await host.unpublish();
+		expect(testbed.sim.subscriptions.list().map((subscription) => subscription.id)).toEqual([
+			foreign.id,
+			foreignWithKey.id,
+		]);
+	});
+
+	test('deliveries through a foreign subscription are refused', async () => {
+		host = await startHost(testbed);
+		testbed.sim.subscriptions.create(
+			{
+				notificationUrl: `${host.webhookUrl}?apiKey=someone-elses-key`,
+				eventTypes: null,
+				description: null,
+			},
+			'2025-01-01T00:00:00Z',
+		);
+		await host.publish();
+
+		const { event } = testbed.sim.issueInvoice();
+		const outcomes = await event.done;
+		expect(outcomes.map((outcome) => outcome.lastStatus).sort()).toEqual([200, 401]);
+		await host.settled();
+		expect(host.executions).toHaveLength(1);
+		expect(host.executions[0].items[0].json.subscriptionId).toBe(
+			host.nodeStaticData.subscriptionId,
+		);
+	});
+});
+
+describe('the HTTPS rule', () => {
+	const expectHttpsError = (error: unknown, which: 'production' | 'test', url: string) => {
+		expect(error).toBeInstanceOf(NodeOperationError);
+		const { message, description } = error as NodeOperationError;
+		expect(message).toBe(
+			`The ${which} webhook URL must start with https://: the Data Service delivers only over TLS 1.2 or later`,
+		);
+		expect(description).toContain(url);
+		for (const text of [
+			'only over HTTPS secured with TLS 1.2 or later',
+			'N8N_WEBHOOK_URL',
+			'N8N_PROTOCOL=https',
+			'N8N_SSL_KEY',
+			'N8N_SSL_CERT',
+			'TLS-terminating reverse proxy',
+			'test URL',
+		]) {
+			expect(description).toContain(text);
+		}
+	};
+
+	test('an http production URL is refused with a clear message and nothing is created', async () => {
+		host = await startHost(testbed, { events: ['*'] }, 'http://n8n.example.com:5678/');
+		const failure = await host.publish().then(
+			() => undefined,
+			(error: unknown) => error,
+		);
+		expectHttpsError(failure, 'production', host.webhookUrl);
+		expect(host.webhookUrl.startsWith('http://n8n.example.com:5678/webhook/')).toBe(true);
+		expect(testbed.sim.log.count('subscriptions.create')).toBe(0);
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+		expect(host.nodeStaticData).toEqual({});
+	});
+
+	test('an http test URL is refused the same way', async () => {
+		host = await startHost(testbed, { events: ['*'] }, 'http://localhost:5678/');
+		const failure = await host.listenForTestEvent().then(
+			() => undefined,
+			(error: unknown) => error,
+		);
+		expectHttpsError(failure, 'test', host.testWebhookUrl);
+		expect(host.listening).toBe(false);
+		expect(testbed.sim.log.count('subscriptions.create')).toBe(0);
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+	});
+
+	test('when n8n’s address changes, the stale subscription is replaced, not duplicated', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+		const old = onlySubscription(testbed);
+
+		host.setPublicUrl(host.listenUrl.replace('localhost', '127.0.0.1'));
+		await host.publish();
+		const renewed = onlySubscription(testbed);
+		expect(renewed.id).not.toBe(old.id);
+		expect(withoutQuery(renewed.notificationUrl)).toBe(host.webhookUrl);
+		expect(host.webhookUrl.startsWith('https://127.0.0.1:')).toBe(true);
+
+		const { event } = testbed.sim.issueInvoice();
+		expect((await event.done).map((outcome) => outcome.lastStatus)).toEqual([200]);
+		await host.settled();
+		expect(host.executions).toHaveLength(1);
+	});
+});
+
+describe('Listen for test event', () => {
+	test('registers the test URL with throw-away static data and removes it after one execution', async () => {
+		host = await startHost(testbed);
+		await host.listenForTestEvent();
+
+		const subscription = onlySubscription(testbed);
+		expect(withoutQuery(subscription.notificationUrl)).toBe(host.testWebhookUrl);
+		expect(new URL(subscription.notificationUrl).pathname).toMatch(/^\/webhook-test\//);
+		expect(host.testStaticData).toEqual({
+			subscriptionId: subscription.id,
+			deliveryKeyHash: sha256Hex(keyOf(subscription)),
+		});
+		expect(host.workflowStaticData).toEqual({});
+
+		const { event } = testbed.sim.issueInvoice();
+		expect((await event.done).map((outcome) => outcome.lastStatus)).toEqual([200]);
+		await eventually(() => !host.listening);
+		await host.settled();
+		expect(host.executions.map((execution) => execution.mode)).toEqual(['manual']);
+		expect(host.executions[0].items[0].json.eventId).toBe(event.eventId);
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+		expect(host.workflowStaticData).toEqual({});
+	});
+
+	test('stopping without an event deletes the test subscription', async () => {
+		host = await startHost(testbed);
+		await host.listenForTestEvent();
+		expect(testbed.sim.subscriptions.list()).toHaveLength(1);
+		await host.stopListening();
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+	});
+
+	test('test and production subscriptions live side by side with separate keys', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+		await host.listenForTestEvent();
+		const subscriptions = testbed.sim.subscriptions.list();
+		expect(subscriptions).toHaveLength(2);
+		expect(new Set(subscriptions.map(keyOf)).size).toBe(2);
+
+		const { event } = testbed.sim.issueInvoice();
+		await event.done;
+		await eventually(() => !host.listening);
+		await host.settled();
+		expect(host.executions.map((execution) => execution.mode).sort()).toEqual([
+			'manual',
+			'webhook',
+		]);
+		const remaining = onlySubscription(testbed);
+		expect(remaining.id).toBe(host.nodeStaticData.subscriptionId);
+	});
+
+	test('a failed test registration leaves nothing behind', async () => {
+		host = await startHost(testbed);
+		testbed.sim.faults.add({ route: 'subscriptions.create', status: 502, times: 1 });
+		await expect(host.listenForTestEvent()).rejects.toThrow('HTTP 502');
+		expect(host.listening).toBe(false);
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+	});
+});

@@ -1,0 +1,64 @@
+import {
+	DELIVERY_KEY_BYTES,
+	deliveryKeyMatches,
+	generateDeliveryKey,
+	hashDeliveryKey,
+} from '../../../nodes/InvoicingAssets/trigger/deliveryKey';
+
+describe('delivery keys', () => {
+	test('are 32 random bytes in base64url, different every time', () => {
+		const keys = Array.from({ length: 50 }, () => generateDeliveryKey());
+		for (const key of keys) {
+			expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+			expect(Buffer.from(key, 'base64url')).toHaveLength(DELIVERY_KEY_BYTES);
+		}
+		expect(new Set(keys).size).toBe(keys.length);
+	});
+
+	test('are stored as their SHA-256 in hex', () => {
+		expect(hashDeliveryKey('abc')).toBe(
+			'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+		);
+		const key = generateDeliveryKey();
+		expect(hashDeliveryKey(key)).toMatch(/^[0-9a-f]{64}$/);
+		expect(hashDeliveryKey(key)).not.toContain(key);
+	});
+});
+
+describe('deliveryKeyMatches', () => {
+	const key = generateDeliveryKey();
+	const stored = hashDeliveryKey(key);
+
+	test('accepts the key', () => {
+		expect(deliveryKeyMatches(key, stored)).toBe(true);
+	});
+
+	test.each([
+		['another key', generateDeliveryKey()],
+		['one character changed', `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`],
+		['a prefix', key.slice(0, -1)],
+		['an extension', `${key}A`],
+		['surrounding spaces', ` ${key} `],
+		['the stored hash itself', stored],
+		['an empty string', ''],
+		['undefined', undefined],
+		['null', null],
+		['a number', 42],
+		['an array holding the key', [key]],
+		['an array holding the key twice', [key, key]],
+		['an object holding the key', { x: key }],
+	])('refuses %s', (_name, presented) => {
+		expect(deliveryKeyMatches(presented, stored)).toBe(false);
+	});
+
+	test.each([
+		['nothing stored', undefined],
+		['an empty hash', ''],
+		['the key instead of its hash', key],
+		['a hash in upper case', stored.toUpperCase()],
+		['a truncated hash', stored.slice(0, 63)],
+	])('refuses every key when there is %s', (_name, storedHash) => {
+		expect(deliveryKeyMatches(key, storedHash)).toBe(false);
+		expect(deliveryKeyMatches('', storedHash)).toBe(false);
+	});
+});
