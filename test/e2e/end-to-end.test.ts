@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * The package in a real n8n 2.41.1 over HTTPS: loaded from its npm tarball, credential tested,
  * a workflow published and run on delivered events, then cleaned up. Assertions are made at the
