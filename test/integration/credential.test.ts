@@ -94,6 +94,29 @@ describe('token reuse', () => {
 	});
 });
 
+test('concurrent runs that meet an expired token share one renewal', async () => {
+	const credential = newCredential();
+	await callService(credential);
+	testbed.sim.log.reset();
+	testbed.sim.clock.advance(61 * MINUTE);
+
+	const runs = await Promise.all(
+		Array.from(
+			{ length: 4 },
+			async () =>
+				await testbed.harness.runNode({
+					parameters: listSubscriptions,
+					credential,
+					input: Array.from({ length: 3 }, (_, index) => ({ json: { index } })),
+				}),
+		),
+	);
+
+	expect(runs.map((run) => run.error)).toEqual([undefined, undefined, undefined, undefined]);
+	expect(testbed.sim.log.tokensIssued()).toBe(1);
+	expect(testbed.sim.log.count('subscriptions.list', { status: 200 })).toBe(12);
+});
+
 describe('credential errors', () => {
 	test('a Scope without /.default is refused before any request', async () => {
 		const credential = newCredential({ scope: 'api://invoicing-assets' });
@@ -124,7 +147,12 @@ describe('credential errors', () => {
 	});
 
 	test('a token response without a token is a clear error', async () => {
-		testbed.sim.faults.add({ route: 'token', status: 200, body: { tokenType: 'Bearer' }, times: 1 });
+		testbed.sim.faults.add({
+			route: 'token',
+			status: 200,
+			body: { tokenType: 'Bearer' },
+			times: 1,
+		});
 		const credential = newCredential();
 		const { error } = await callService(credential);
 
@@ -175,7 +203,9 @@ describe('credential errors', () => {
 	});
 
 	test('an http Base URL is refused before any request', async () => {
-		const credential = newCredential({ baseUrl: testbed.sim.serviceUrl.replace('https:', 'http:') });
+		const credential = newCredential({
+			baseUrl: testbed.sim.serviceUrl.replace('https:', 'http:'),
+		});
 		const { error } = await callService(credential);
 
 		expect(error?.message).toBe('The credential’s Base URL must start with https://');

@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 32;
@@ -38,3 +38,10 @@ export const concurrencyOption: INodeProperties = {
 	description:
 		'How many input items are sent to the service at the same time. Lower it if the service limits your request rate.',
 };
+
+/** Options for a status filter, in alphabetical order: "paid" becomes "Paid". */
+export function statusOptions(statuses: readonly string[]): INodePropertyOptions[] {
+	return statuses
+		.map((status) => ({ name: status.charAt(0).toUpperCase() + status.slice(1), value: status }))
+		.sort((a, b) => a.name.localeCompare(b.name));
+}

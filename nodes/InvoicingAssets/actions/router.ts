@@ -82,7 +82,9 @@ function asNodeError(context: IExecuteFunctions, error: Error, itemIndex: number
 }
 
 async function warnWhenApiKeyExpiresSoon(context: IExecuteFunctions, client: ServiceClient) {
-	const expiresOn = readApiKeyExpiry((await client.credentials()).keyExpiresOn);
+	// A credential that cannot be read has failed the items already; the hint must not fail the run.
+	const credentials = await client.credentials().catch(() => undefined);
+	const expiresOn = readApiKeyExpiry(credentials?.keyExpiresOn);
 	if (!expiresOn || isApiKeyExpired(expiresOn)) return;
 	const days = daysUntilApiKeyExpiry(expiresOn);
 	if (days > EXPIRY_WARNING_DAYS) return;

@@ -1,7 +1,11 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { NOTIFICATION_URL_PROTOCOL, toServiceTimestamp } from '../transport/contract';
+import {
+	NOTIFICATION_URL_PROTOCOL,
+	fitsOnePathSegment,
+	toServiceTimestamp,
+} from '../transport/contract';
 
 /** A NodeOperationError that names the item, for a parameter value the user must fix. */
 export function invalidInput(
@@ -35,6 +39,70 @@ export function requireText(
 		);
 	}
 	return text;
+}
+
+/** The identifier of one record (trimmed, not empty), sent as one URL path segment. */
+export function requireIdentifier(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+	displayName: string,
+	example: string,
+): string {
+	const text = requireText(context, itemIndex, value, displayName, example);
+	if (!fitsOnePathSegment(text)) {
+		throw invalidInput(
+			context,
+			itemIndex,
+			`The ${displayName} "${text}" is not valid`,
+			`Enter a value such as ${example}. If it comes from an expression, check that the field it reads holds the ${displayName}.`,
+		);
+	}
+	return text;
+}
+
+/** Whether an optional parameter holds a value (not unset, null or blank). */
+export function isGiven(value: unknown): boolean {
+	return value !== undefined && value !== null && String(value).trim() !== '';
+}
+
+/** An options parameter whose value (possibly from an expression) must be one of `choices`. */
+export function requireChoice<T extends string>(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+	choices: readonly T[],
+	displayName: string,
+): T {
+	const text = String(value).trim().toLowerCase();
+	const choice = choices.find((entry) => entry === text);
+	if (choice === undefined) {
+		throw invalidInput(
+			context,
+			itemIndex,
+			`The ${displayName} "${String(value).slice(0, 40)}" is not one of the known values`,
+			`Choose one of: ${choices.join(', ')}.`,
+		);
+	}
+	return choice;
+}
+
+/** The Limit of a Get Many operation: a whole number of at least 1. */
+export function requireLimit(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+): number {
+	const limit = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+		throw invalidInput(
+			context,
+			itemIndex,
+			'The Limit must be a whole number of at least 1',
+			`Enter how many records to return at most, e.g. 50, or turn on Return All. Got: ${JSON.stringify(String(value)).slice(0, 40)}.`,
+		);
+	}
+	return limit;
 }
 
 /** A URL parameter that must be absolute and https, because the service delivers only over TLS 1.2+. */
@@ -92,8 +160,8 @@ export function toServiceDate(
 	return toServiceTimestamp(date);
 }
 
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
-const ISO_WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/;
+const ISO_DATE_TIME =
+	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 function parseUserDate(value: unknown, timeZone: string): Date | undefined {
 	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value;
@@ -105,22 +173,41 @@ function parseUserDate(value: unknown, timeZone: string): Date | undefined {
 		return parseUserDate((value as { toISO: () => string }).toISO(), timeZone);
 	}
 	if (typeof value !== 'string') return undefined;
-	const text = value.trim();
-	if (ISO_WITH_ZONE.test(text)) {
-		const date = new Date(text);
-		return Number.isNaN(date.getTime()) ? undefined : date;
-	}
-	const wall = ISO_WALL_TIME.exec(text);
-	if (!wall) return undefined;
-	const [year, month, day, hour, minute, second] = wall.slice(1).map((part) => Number(part ?? 0));
+	const match = ISO_DATE_TIME.exec(value.trim());
+	if (!match) return undefined;
+	const [year, month, day, hour, minute, second] = match
+		.slice(1, 7)
+		.map((part) => Number(part ?? 0));
 	const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
 	const check = new Date(asUtc);
-	if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23 || minute > 59) {
+	// Date.UTC rolls 30 February over into March; a date the calendar does not have is refused.
+	if (
+		check.getUTCFullYear() !== year ||
+		check.getUTCMonth() !== month - 1 ||
+		check.getUTCDate() !== day ||
+		hour > 23 ||
+		minute > 59 ||
+		second > 59
+	) {
 		return undefined;
+	}
+	const zone = match[7];
+	if (zone !== undefined) {
+		const offset = zoneDesignatorMinutes(zone);
+		return offset === undefined ? undefined : new Date(asUtc - offset * 60_000);
 	}
 	// A date without a zone is wall time in the workflow's time zone, as n8n's date fields are.
 	const first = asUtc - zoneOffsetMs(asUtc, timeZone);
 	return new Date(asUtc - zoneOffsetMs(first, timeZone));
+}
+
+/** `Z`, `+02:00` or `-0330` as minutes east of UTC. */
+function zoneDesignatorMinutes(zone: string): number | undefined {
+	if (zone.toUpperCase() === 'Z') return 0;
+	const hours = Number(zone.slice(1, 3));
+	const minutes = Number(zone.slice(-2));
+	if (hours > 23 || minutes > 59) return undefined;
+	return (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes);
 }
 
 function zoneOffsetMs(timestamp: number, timeZone: string): number {

@@ -1,7 +1,23 @@
-import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type {
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
 
 import { ServiceClient } from '../transport';
-import { paths, readSubscriptions, redactDeliveryKey } from '../transport/contract';
+import {
+	ASSET_ID_PATTERN,
+	FIRST_PAGE,
+	INVOICE_NUMBER_PATTERN,
+	MAX_PAGE_SIZE,
+	pageQuery,
+	paths,
+	readPage,
+	readSubscriptions,
+	redactDeliveryKey,
+	type Asset,
+	type Invoice,
+} from '../transport/contract';
 
 export async function searchSubscriptions(
 	this: ILoadOptionsFunctions,
@@ -25,4 +41,133 @@ export async function searchSubscriptions(
 					entry.value.toLowerCase().includes(needle),
 			),
 	};
+}
+
+export async function searchInvoices(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await searchList<Invoice>(
+		this,
+		{
+			listPath: paths.invoices,
+			recordPath: paths.invoice,
+			idPattern: INVOICE_NUMBER_PATTERN,
+			idOf: (invoice) => invoice.invoiceNumber,
+			searchText: (invoice) => [invoice.invoiceNumber, invoice.customerNumber],
+			nameOf: (invoice) =>
+				[
+					invoice.invoiceNumber,
+					invoice.customerNumber,
+					typeof invoice.totalAmount === 'number'
+						? `${invoice.totalAmount.toFixed(2)} ${invoice.currency ?? ''}`.trim()
+						: undefined,
+					invoice.status,
+				]
+					.filter(Boolean)
+					.join(' · '),
+		},
+		filter,
+		paginationToken,
+	);
+}
+
+export async function searchAssets(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await searchList<Asset>(
+		this,
+		{
+			listPath: paths.assets,
+			recordPath: paths.asset,
+			idPattern: ASSET_ID_PATTERN,
+			idOf: (asset) => asset.assetId,
+			searchText: (asset) => [asset.assetId, asset.serialNumber, asset.customerNumber],
+			nameOf: (asset) =>
+				[
+					asset.assetId,
+					[asset.type, asset.model].filter(Boolean).join(' '),
+					asset.site,
+					asset.status,
+				]
+					.filter(Boolean)
+					.join(' · '),
+		},
+		filter,
+		paginationToken,
+	);
+}
+
+interface ListSource<T> {
+	listPath: string;
+	recordPath: (id: string) => string;
+	/** An exact identifier typed as the filter is also fetched directly. */
+	idPattern: string;
+	idOf: (record: T) => string;
+	/** What the filter is matched against (case-insensitive, anywhere in the text). */
+	searchText: (record: T) => Array<string | null | undefined>;
+	nameOf: (record: T) => string;
+}
+
+/** Pages read per call while filtering; "load more" continues from there. */
+const PAGES_PER_SEARCH = 5;
+
+/**
+ * The list endpoints have no text search, so the filter is applied here, a few pages at a time,
+ * and an exact identifier is fetched directly so it is found wherever it sits in the list.
+ */
+async function searchList<T>(
+	context: ILoadOptionsFunctions,
+	source: ListSource<T>,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const client = new ServiceClient(context);
+	const typed = filter?.trim() ?? '';
+	const needle = typed.toLowerCase();
+	const firstPage = Math.max(FIRST_PAGE, Number(paginationToken) || FIRST_PAGE);
+	const pagesToRead = needle === '' ? 1 : PAGES_PER_SEARCH;
+
+	const found: T[] = [];
+	if (firstPage === FIRST_PAGE && new RegExp(`^${source.idPattern}$`).test(typed)) {
+		const exact = await client
+			.request<T>({ method: 'GET', path: source.recordPath(typed) })
+			.catch(() => undefined);
+		if (exact && typeof exact === 'object') found.push(exact);
+	}
+
+	let page = firstPage;
+	let more = true;
+	for (let read = 0; read < pagesToRead && more; read++, page++) {
+		const envelope = readPage<T>(
+			await client.request({
+				method: 'GET',
+				path: source.listPath,
+				qs: pageQuery(page, MAX_PAGE_SIZE),
+			}),
+		);
+		const items = envelope?.items ?? [];
+		found.push(
+			...items.filter((record) =>
+				source
+					.searchText(record)
+					.some((text) => typeof text === 'string' && text.toLowerCase().includes(needle)),
+			),
+		);
+		const total = typeof envelope?.totalItems === 'number' ? envelope.totalItems : undefined;
+		more = items.length === MAX_PAGE_SIZE && (total === undefined || page * MAX_PAGE_SIZE < total);
+	}
+
+	const seen = new Set<string>();
+	const results: INodeListSearchItems[] = [];
+	for (const record of found) {
+		const id = source.idOf(record);
+		if (typeof id !== 'string' || seen.has(id)) continue;
+		seen.add(id);
+		results.push({ name: source.nameOf(record), value: id });
+	}
+	return { results, paginationToken: more ? String(page) : undefined };
 }

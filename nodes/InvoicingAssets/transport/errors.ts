@@ -140,7 +140,11 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 	const known = STATUS_MESSAGES[status];
 	let message: string;
 	let hint: string;
-	if (status === 404 && subject) {
+	if (status >= 300 && status < 400) {
+		const location = headerValue(failure.headers, 'location');
+		message = `The service answered with a redirect (HTTP ${status})`;
+		hint = `${location ? `It points to ${location}. ` : ''}Redirects are not followed, so that the access token is never sent to another address. Check the credential’s Base URL: it must be the service’s own address for the chosen environment.`;
+	} else if (status === 404 && subject) {
 		message = `${subject} was not found`;
 		hint = STATUS_MESSAGES[404].hint;
 	} else if (known) {
@@ -153,11 +157,22 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 		message = `The service refused the request (HTTP ${status})`;
 		hint = 'Check the values of the node parameters against the message above.';
 	}
-	const serviceSays = serviceError.message ? `The service said: ${serviceError.message}. ` : '';
+	const serviceSays = serviceError.message
+		? `The service said: ${serviceError.message.trim().replace(/\.+$/, '')}. `
+		: '';
 	return new NodeApiError(node, { message, httpCode: String(status) } as JsonObject, {
 		message,
 		description: `${serviceSays}${hint}${retried}`,
 		httpCode: String(status),
 		itemIndex,
 	});
+}
+
+function headerValue(
+	headers: Record<string, unknown> | undefined,
+	name: string,
+): string | undefined {
+	const key = Object.keys(headers ?? {}).find((entry) => entry.toLowerCase() === name);
+	const value = key === undefined ? undefined : headers?.[key];
+	return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -1,5 +1,7 @@
 import type {
+	IAdditionalCredentialOptions,
 	ICredentialDataDecryptedObject,
+	ICredentialsDecrypted,
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
@@ -10,7 +12,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { JSON_MEDIA_TYPE, readPage } from './contract';
+import { FIRST_PAGE, JSON_MEDIA_TYPE, pageQuery, readPage } from './contract';
 import { readFailure, toNodeApiError, type HttpFailure } from './errors';
 import { nextPage } from './pagination';
 import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, type RetryPolicy } from './retry';
@@ -18,6 +20,17 @@ import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, type RetryPolicy } from './retr
 export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
 
 export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** One page as paginate reads it. */
+interface PageRead<T> {
+	items: T[];
+	totalItems?: number;
+	/** A short page is the last page; so is the page that reaches the total. */
+	isLast: boolean;
+}
+
+/** How many pages of one list are fetched at the same time once its total is known. */
+export const PAGE_CONCURRENCY = 4;
 
 export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions;
 
@@ -57,6 +70,8 @@ async function oneAtATime<T>(key: string, task: () => Promise<T>): Promise<T> {
 export class ServiceClient {
 	private credentialData?: Promise<ICredentialDataDecryptedObject>;
 
+	private sharedCredentialRecord?: Promise<{ key: string; decrypted: ICredentialsDecrypted }>;
+
 	private firstCall?: Promise<unknown>;
 
 	constructor(
@@ -79,6 +94,8 @@ export class ServiceClient {
 			json: true,
 			returnFullResponse: true,
 			timeout: REQUEST_TIMEOUT_MS,
+			// The service answers in place; a redirect would carry the bearer token to another address.
+			disableFollowRedirect: true,
 		};
 		const started = Date.now();
 		for (let attempt = 1; ; attempt++) {
@@ -100,81 +117,153 @@ export class ServiceClient {
 		}
 	}
 
-	/** Reads up to `limit` records (all when undefined) page by page, never more than needed. */
+	/**
+	 * Reads up to `limit` records (all when undefined), never asking for more than needed. Once
+	 * the first page tells the total, the pages still needed are fetched up to
+	 * PAGE_CONCURRENCY at a time; without a total, or when the list grew meanwhile, page by page.
+	 */
 	async paginate<T>(
 		path: string,
 		qs: IDataObject,
 		limit?: number,
 		itemIndex?: number,
 	): Promise<T[]> {
+		const wanted = limit ?? Number.MAX_SAFE_INTEGER;
 		const records: T[] = [];
-		for (;;) {
-			const remaining = limit === undefined ? Number.MAX_SAFE_INTEGER : limit - records.length;
-			if (remaining <= 0) break;
-			const { page, pageSize } = nextPage(records.length, remaining);
-			const body = await this.request({
-				method: 'GET',
-				path,
-				qs: { ...qs, page, pageSize },
-				itemIndex,
-			});
-			const envelope = readPage<T>(body);
-			if (!envelope) {
-				throw new NodeOperationError(
-					this.context.getNode(),
-					'The service answered a list request with an unexpected shape',
-					{
-						description:
-							'Expected an object with an "items" array. The Data Service’s list format may have changed; please report this.',
-						itemIndex,
-					},
-				);
+		const remaining = () => wanted - records.length;
+		if (remaining() <= 0) return records;
+
+		let last = await this.readPageAt<T>(path, qs, nextPage(0, remaining()), itemIndex);
+		records.push(...last.items.slice(0, remaining()));
+		if (last.isLast) return records;
+
+		if (last.totalItems !== undefined) {
+			const planned = Math.min(wanted, last.totalItems);
+			const pages: Array<PageRead<T> | undefined> = [];
+			let cursor = records.length;
+			let stop = false;
+			// Each worker takes the next page of the plan; a last page or a failure stops them all.
+			const worker = async () => {
+				while (!stop && cursor < planned) {
+					const next = nextPage(cursor, wanted - cursor);
+					cursor += next.pageSize;
+					const slot = pages.push(undefined) - 1;
+					let page: PageRead<T> | undefined;
+					try {
+						page = await this.readPageAt<T>(path, qs, next, itemIndex);
+					} finally {
+						if (!page || page.isLast) stop = true;
+					}
+					pages[slot] = page;
+				}
+			};
+			await Promise.all(Array.from({ length: PAGE_CONCURRENCY }, worker));
+			for (const page of pages) {
+				if (!page) break;
+				records.push(...page.items.slice(0, Math.max(0, remaining())));
+				last = page;
+				if (page.isLast) return records;
 			}
-			records.push(...envelope.items.slice(0, remaining));
-			const reachedTotal =
-				typeof envelope.totalItems === 'number' && records.length >= envelope.totalItems;
-			if (envelope.items.length < pageSize || reachedTotal) break;
+		}
+		while (remaining() > 0 && !last.isLast) {
+			last = await this.readPageAt<T>(path, qs, nextPage(records.length, remaining()), itemIndex);
+			records.push(...last.items.slice(0, remaining()));
 		}
 		return records;
 	}
 
-	private async sendOnce(options: IHttpRequestOptions): Promise<IN8nHttpFullResponse> {
-		const key = this.tokenKey();
-		const withoutRefresh = async () =>
-			(await this.context.helpers.httpRequestWithAuthentication.call(
-				this.context,
-				CREDENTIAL_TYPE,
-				{ ...options },
-				{ preAuthenticationRetryStatusCode: [] },
-			)) as IN8nHttpFullResponse;
-		const withRefresh = async () =>
-			(await this.context.helpers.httpRequestWithAuthentication.call(
-				this.context,
-				CREDENTIAL_TYPE,
-				{ ...options },
-			)) as IN8nHttpFullResponse;
+	private async readPageAt<T>(
+		path: string,
+		qs: IDataObject,
+		{ page, pageSize }: { page: number; pageSize: number },
+		itemIndex?: number,
+	): Promise<PageRead<T>> {
+		const body = await this.request({
+			method: 'GET',
+			path,
+			qs: { ...qs, ...pageQuery(page, pageSize) },
+			itemIndex,
+		});
+		const envelope = readPage<T>(body);
+		if (!envelope) {
+			throw new NodeOperationError(
+				this.context.getNode(),
+				'The service answered a list request with an unexpected shape',
+				{
+					description:
+						'Expected an object with an "items" array. The Data Service’s list format may have changed; please report this.',
+					itemIndex,
+				},
+			);
+		}
+		const totalItems =
+			typeof envelope.totalItems === 'number' && Number.isFinite(envelope.totalItems)
+				? envelope.totalItems
+				: undefined;
+		const readSoFar = (page - FIRST_PAGE) * pageSize + envelope.items.length;
+		return {
+			items: envelope.items,
+			totalItems,
+			isLast:
+				envelope.items.length < pageSize || (totalItems !== undefined && readSoFar >= totalItems),
+		};
+	}
 
-		// The first call alone may fetch a token; the others then read the stored one.
+	private async sendOnce(options: IHttpRequestOptions): Promise<IN8nHttpFullResponse> {
+		const { key, decrypted } = await this.sharedCredential();
+		const send = async (additional: IAdditionalCredentialOptions) =>
+			(await this.context.helpers.httpRequestWithAuthentication.call(
+				this.context,
+				CREDENTIAL_TYPE,
+				{ ...options },
+				{ credentialsDecrypted: decrypted, ...additional },
+			)) as IN8nHttpFullResponse;
+		// One request at a time per credential may renew the token. It first re-reads the stored
+		// credential: the request before it in the queue (of this run or another) may have stored
+		// a new token, which is then used instead of fetching one more.
+		const renewing = async () =>
+			await oneAtATime(key, async () => {
+				Object.assign(decrypted.data as object, await this.context.getCredentials(CREDENTIAL_TYPE));
+				return await send({});
+			});
+
+		// The first call alone may fetch a token; the others then use the one it stored.
 		if (!this.firstCall) {
-			this.firstCall = oneAtATime(key, withRefresh);
+			this.firstCall = renewing();
 			return (await this.firstCall) as IN8nHttpFullResponse;
 		}
 		await this.firstCall.catch(() => undefined);
 		let refused: unknown;
 		try {
-			return await withoutRefresh();
+			return await send({ preAuthenticationRetryStatusCode: [] });
 		} catch (error) {
 			refused = error;
 		}
-		// Only a refused token is worth a refresh; any other failure goes back to the retry loop.
+		// Only a refused token is worth a renewal; any other failure goes back to the retry loop.
 		if (readFailure(refused).status !== 401) throw refused;
-		return await oneAtATime(key, withRefresh);
+		return await renewing();
 	}
 
-	private tokenKey(): string {
-		const node = this.context.getNode();
-		const credential = node.credentials?.[CREDENTIAL_TYPE];
-		return credential?.id ?? credential?.name ?? node.id;
+	/**
+	 * The credential as every request of this run hands it to n8n, so that n8n does not read
+	 * and decrypt it again for each request. n8n writes a refreshed token into this same object
+	 * (and persists it), so later requests of the run use the new token.
+	 */
+	private async sharedCredential(): Promise<{ key: string; decrypted: ICredentialsDecrypted }> {
+		this.sharedCredentialRecord ??= this.credentials().then((data) => {
+			const node = this.context.getNode();
+			const reference = node.credentials?.[CREDENTIAL_TYPE];
+			return {
+				key: reference?.id ?? reference?.name ?? node.id,
+				decrypted: {
+					id: reference?.id ?? '',
+					name: reference?.name ?? '',
+					type: CREDENTIAL_TYPE,
+					data,
+				},
+			};
+		});
+		return await this.sharedCredentialRecord;
 	}
 
 	/** The credential's data, read once per node run. */

@@ -1,0 +1,117 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { ServiceClient } from '../../transport';
+import {
+	INVOICE_STATUSES,
+	paths,
+	summarizeInvoice,
+	type Invoice,
+	type InvoiceFilters,
+} from '../../transport/contract';
+import {
+	concurrencyOption,
+	limitProperty,
+	returnAllProperty,
+	simplifyOption,
+	statusOptions,
+} from '../common.descriptions';
+import { invalidInput, isGiven, requireChoice, requireLimit, toServiceDate } from '../validation';
+
+const properties: INodeProperties[] = [
+	returnAllProperty,
+	limitProperty,
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Customer Number',
+				name: 'customerNumber',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. CUST-10001',
+				description: 'Only the invoices of this customer',
+			},
+			{
+				displayName: 'Issued After',
+				name: 'issuedAfter',
+				type: 'dateTime',
+				default: '',
+				description:
+					'Only invoices issued at or after this time. A time without a zone is read in the workflow’s time zone.',
+			},
+			{
+				displayName: 'Issued Before',
+				name: 'issuedBefore',
+				type: 'dateTime',
+				default: '',
+				description:
+					'Only invoices issued at or before this time. A time without a zone is read in the workflow’s time zone.',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: statusOptions(INVOICE_STATUSES),
+				default: 'issued',
+				description: 'Only invoices in this state',
+			},
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption, simplifyOption],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['invoice'], operation: ['getAll'] } },
+	properties,
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	client: ServiceClient,
+	itemIndex: number,
+): Promise<IDataObject[]> {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll
+		? undefined
+		: requireLimit(this, itemIndex, this.getNodeParameter('limit', itemIndex, 50));
+	const filters = readFilters(this, itemIndex);
+	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
+	const invoices = await client.paginate<Invoice>(paths.invoices, { ...filters }, limit, itemIndex);
+	return (simplify ? invoices.map(summarizeInvoice) : invoices) as unknown as IDataObject[];
+}
+
+function readFilters(context: IExecuteFunctions, itemIndex: number): InvoiceFilters {
+	const given = context.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const filters: InvoiceFilters = {};
+	if (isGiven(given.issuedAfter)) {
+		filters.issuedFrom = toServiceDate(context, itemIndex, given.issuedAfter, 'Issued After');
+	}
+	if (isGiven(given.issuedBefore)) {
+		filters.issuedTo = toServiceDate(context, itemIndex, given.issuedBefore, 'Issued Before');
+	}
+	if (filters.issuedFrom && filters.issuedTo && filters.issuedFrom > filters.issuedTo) {
+		throw invalidInput(
+			context,
+			itemIndex,
+			'The Issued After date is later than the Issued Before date',
+			`No invoice can match: ${filters.issuedFrom} is after ${filters.issuedTo}. Swap the two dates, or remove one of them.`,
+		);
+	}
+	if (isGiven(given.status)) {
+		filters.status = requireChoice(context, itemIndex, given.status, INVOICE_STATUSES, 'Status');
+	}
+	if (isGiven(given.customerNumber)) filters.customerNumber = String(given.customerNumber).trim();
+	return filters;
+}

@@ -1,0 +1,119 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { ServiceClient } from '../../transport';
+import {
+	ASSET_STATUSES,
+	paths,
+	summarizeAsset,
+	type Asset,
+	type AssetFilters,
+} from '../../transport/contract';
+import {
+	concurrencyOption,
+	limitProperty,
+	returnAllProperty,
+	simplifyOption,
+	statusOptions,
+} from '../common.descriptions';
+import { isGiven, requireChoice, requireLimit } from '../validation';
+
+const properties: INodeProperties[] = [
+	returnAllProperty,
+	limitProperty,
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Customer Number',
+				name: 'customerNumber',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. CUST-10001',
+				description: 'Only the assets of this customer',
+			},
+			{
+				displayName: 'Serial Number',
+				name: 'serialNumber',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. SN4KX7Q2M9PA',
+				description: 'Only the asset with this serial number',
+			},
+			{
+				displayName: 'Site',
+				name: 'site',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. Berlin HQ',
+				description: 'Only the assets at this site, written exactly as the service spells it',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: statusOptions(ASSET_STATUSES),
+				default: 'active',
+				description: 'Only assets in this state',
+			},
+			{
+				displayName: 'Type',
+				name: 'type',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. router',
+				description: 'Only assets of this type, written exactly as the service spells it',
+			},
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption, simplifyOption],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['managedAsset'], operation: ['getAll'] } },
+	properties,
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	client: ServiceClient,
+	itemIndex: number,
+): Promise<IDataObject[]> {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll
+		? undefined
+		: requireLimit(this, itemIndex, this.getNodeParameter('limit', itemIndex, 50));
+	const filters = readFilters(this, itemIndex);
+	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
+	const assets = await client.paginate<Asset>(paths.assets, { ...filters }, limit, itemIndex);
+	return (simplify ? assets.map(summarizeAsset) : assets) as unknown as IDataObject[];
+}
+
+function readFilters(context: IExecuteFunctions, itemIndex: number): AssetFilters {
+	const given = context.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const filters: AssetFilters = {};
+	if (isGiven(given.status)) {
+		filters.status = requireChoice(context, itemIndex, given.status, ASSET_STATUSES, 'Status');
+	}
+	const text = (value: unknown) => (isGiven(value) ? String(value).trim() : undefined);
+	const type = text(given.type);
+	const site = text(given.site);
+	const customerNumber = text(given.customerNumber);
+	const serialNumber = text(given.serialNumber);
+	if (type) filters.type = type;
+	if (site) filters.site = site;
+	if (customerNumber) filters.customerNumber = customerNumber;
+	if (serialNumber) filters.serialNumber = serialNumber;
+	return filters;
+}

@@ -1,0 +1,235 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
+/**
+ * `npm run bench`: prints how fast the action node runs against the simulator, next to plain
+ * undici clients doing the same job in the same run. It prints figures; it never fails on them.
+ *
+ * (a) Invoice Get for 2,000 input items: the node at its default concurrency, against undici
+ *     opening a new TCP+TLS connection per request at the same concurrency (what n8n's HTTP
+ *     helpers do: a fresh agent per request, so a full handshake without session resumption),
+ *     the node one item at a time, and a keep-alive undici loop (this machine's limit).
+ * (b) Invoice Get Many, Return All, over 20,000 invoices, against a keep-alive undici paging loop,
+ *     with the peak RSS of each, measured in a fresh process.
+ *
+ * The simulator runs in a child process, as a remote service would, and reports the TLS
+ * connections it accepted and the CPU time it used: that shows that the "new connection" client
+ * really paid one handshake per request, and where the time went. Each figure is the median of
+ * BENCH_REPEATS runs (default 3) after a warm-up run.
+ */
+import '../harness/setup-env';
+
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+
+import { DEFAULT_CONCURRENCY } from '../../nodes/InvoicingAssets/actions/common.descriptions';
+import { PAGE_CONCURRENCY } from '../../nodes/InvoicingAssets/transport';
+import { Harness } from '../harness/workflow';
+import {
+	firstInvoiceNumbers,
+	nodeRun,
+	peakRssOfListing,
+	rawGets,
+	rawListAll,
+	SimulatorProcess,
+} from './support';
+
+const GET_ITEMS = 2_000;
+const LIST_INVOICES = 20_000;
+const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
+
+interface Sample {
+	label: string;
+	ms: number;
+	records: number;
+	connections: number;
+	clientCpuMs: number;
+	serverCpuMs: number;
+}
+
+async function measure(
+	sim: SimulatorProcess,
+	label: string,
+	expected: number,
+	task: () => Promise<number>,
+): Promise<Sample> {
+	const before = await sim.stats();
+	const cpuBefore = process.cpuUsage();
+	const started = performance.now();
+	const records = await task();
+	const ms = performance.now() - started;
+	const cpu = process.cpuUsage(cpuBefore);
+	const after = await sim.stats();
+	if (records !== expected)
+		throw new Error(`${label}: expected ${expected} records, got ${records}`);
+	return {
+		label,
+		ms,
+		records,
+		connections: after.connections - before.connections,
+		clientCpuMs: (cpu.user + cpu.system) / 1000,
+		serverCpuMs: after.cpuMs - before.cpuMs,
+	};
+}
+
+interface Variant {
+	label: string;
+	expected: number;
+	task: () => Promise<number>;
+}
+
+/**
+ * Each variant's run with the median time. After one warm-up run of each, the variants take
+ * turns, so that a slow spell of the machine weighs on all of them alike.
+ */
+async function medians(sim: SimulatorProcess, variants: Variant[]): Promise<Sample[]> {
+	for (const variant of variants) await measure(sim, variant.label, variant.expected, variant.task);
+	const samples = variants.map((): Sample[] => []);
+	for (let repeat = 0; repeat < REPEATS; repeat++) {
+		for (const [index, variant] of variants.entries()) {
+			samples[index].push(await measure(sim, variant.label, variant.expected, variant.task));
+		}
+	}
+	return samples.map((runs) => {
+		const sorted = [...runs].sort((a, b) => a.ms - b.ms);
+		return sorted[Math.floor(sorted.length / 2)];
+	});
+}
+
+function table(rows: Sample[], unit: string): string {
+	const perRecord = (ms: number, row: Sample) => ((ms / row.records) * 1000).toFixed(0);
+	return [
+		`| client | median ms | ${unit}s/s | TLS connections | client CPU µs/${unit} | client CPU / wall | simulator CPU µs/${unit} |`,
+		'|---|---:|---:|---:|---:|---:|---:|',
+		...rows.map((row) =>
+			[
+				'',
+				row.label,
+				row.ms.toFixed(0),
+				((row.records / row.ms) * 1000).toFixed(0),
+				row.connections,
+				perRecord(row.clientCpuMs, row),
+				`${((row.clientCpuMs / row.ms) * 100).toFixed(0)} %`,
+				perRecord(row.serverCpuMs, row),
+				'',
+			]
+				.join(' | ')
+				.trim(),
+		),
+	].join('\n');
+}
+
+function ratioLine(label: string, value: number, target?: { text: string; met: boolean }) {
+	const verdict = target ? ` (first target ${target.text}: ${target.met ? 'met' : 'missed'})` : '';
+	return `${label}: ${value.toFixed(2)}${verdict}`;
+}
+
+async function main() {
+	const out = (text = '') => process.stdout.write(`${text}\n`);
+	const sim = await SimulatorProcess.start(LIST_INVOICES);
+	const { state } = sim;
+	const harness = new Harness();
+	try {
+		out(
+			`Node ${process.version}, ${cpus().length} CPUs, median of ${REPEATS} runs after a warm-up; simulator in a child process with ${state.counts.invoices} invoices.`,
+		);
+
+		const numbers = await firstInvoiceNumbers(state, GET_ITEMS);
+		const input = numbers.map((invoiceNumber) => ({ json: { invoiceNumber } }));
+		const getParameters = (concurrency?: number) => ({
+			resource: 'invoice',
+			operation: 'get',
+			invoiceNumber: { __rl: true, mode: 'number', value: '={{ $json.invoiceNumber }}' },
+			options: concurrency === undefined ? {} : { concurrency },
+		});
+
+		out(`\n(a) Invoice Get, ${GET_ITEMS} input items (one token fetch included on every side)`);
+		const [nodeDefault, rawFresh, nodeSequential, rawKeepAlive] = await medians(sim, [
+			{
+				label: `node, default concurrency ${DEFAULT_CONCURRENCY}`,
+				expected: GET_ITEMS,
+				task: async () => await nodeRun(harness, state, getParameters(), input),
+			},
+			{
+				label: `undici, new connection per request, concurrency ${DEFAULT_CONCURRENCY}`,
+				expected: GET_ITEMS,
+				task: async () => await rawGets(state, numbers, DEFAULT_CONCURRENCY, true),
+			},
+			{
+				label: 'node, concurrency 1',
+				expected: GET_ITEMS,
+				task: async () => await nodeRun(harness, state, getParameters(1), input),
+			},
+			{
+				label: `undici, keep-alive, concurrency ${DEFAULT_CONCURRENCY}`,
+				expected: GET_ITEMS,
+				task: async () => await rawGets(state, numbers, DEFAULT_CONCURRENCY, false),
+			},
+		]);
+		out(table([nodeDefault, rawFresh, nodeSequential, rawKeepAlive], 'item'));
+		out();
+		const freshRatio = nodeDefault.ms / rawFresh.ms;
+		const speedUp = nodeSequential.ms / nodeDefault.ms;
+		out(
+			ratioLine('node / undici new-connection', freshRatio, {
+				text: '≤ 1.4',
+				met: freshRatio <= 1.4,
+			}),
+		);
+		out(ratioLine('node concurrency 1 / default', speedUp, { text: '≥ 2.5', met: speedUp >= 2.5 }));
+		out(ratioLine('node / undici keep-alive', nodeDefault.ms / rawKeepAlive.ms));
+		out(
+			`  the node's process is busy ${((nodeDefault.clientCpuMs / nodeDefault.ms) * 100).toFixed(0)} % of the time at concurrency ${DEFAULT_CONCURRENCY} (CPU of all its threads / wall time): on loopback nothing is left to overlap, so concurrency buys only the simulator's share of each request`,
+		);
+
+		out(`\n(b) Invoice Get Many, Return All, ${LIST_INVOICES} invoices`);
+		const [nodeList, rawList, rawListParallel] = await medians(sim, [
+			{
+				label: `node, Return All (up to ${PAGE_CONCURRENCY} pages at a time)`,
+				expected: LIST_INVOICES,
+				task: async () =>
+					await nodeRun(
+						harness,
+						state,
+						{ resource: 'invoice', operation: 'getAll', returnAll: true },
+						[{ json: {} }],
+					),
+			},
+			{
+				label: 'undici, keep-alive paging loop',
+				expected: LIST_INVOICES,
+				task: async () => await rawListAll(state),
+			},
+			{
+				label: `undici, keep-alive, ${PAGE_CONCURRENCY} pages at a time`,
+				expected: LIST_INVOICES,
+				task: async () => await rawListAll(state, PAGE_CONCURRENCY),
+			},
+		]);
+		out(table([nodeList, rawList, rawListParallel], 'record'));
+		out();
+		const listRatio = nodeList.ms / rawList.ms;
+		out(
+			ratioLine('node / undici keep-alive paging loop', listRatio, {
+				text: '≤ 1.5',
+				met: listRatio <= 1.5,
+			}),
+		);
+		out(
+			ratioLine(
+				`node / undici keep-alive, ${PAGE_CONCURRENCY} pages at a time`,
+				nodeList.ms / rawListParallel.ms,
+			),
+		);
+		const nodeRss = await peakRssOfListing(state, 'node');
+		const rawRss = await peakRssOfListing(state, 'undici');
+		out(
+			`peak RSS, each in a fresh process: node ${nodeRss.peakMb.toFixed(0)} MB (${nodeRss.baselineMb.toFixed(0)} MB before the run), undici loop ${rawRss.peakMb.toFixed(0)} MB (${rawRss.baselineMb.toFixed(0)} MB before)`,
+		);
+	} finally {
+		await sim.close();
+	}
+}
+
+main().catch((error: Error) => {
+	process.stderr.write(`${error.stack ?? error.message}\n`);
+	process.exit(1);
+});

@@ -1,0 +1,139 @@
+import { LoadOptionsContext } from 'n8n-core';
+import type {
+	IDataObject,
+	INode,
+	INodeCredentialsDetails,
+	INodeExecutionData,
+	INodeListSearchResult,
+} from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+
+import { ACTION_NODE_TYPE, CREDENTIAL_TYPE } from '../../harness/node-types';
+import { secretsOf, startTestbed, type Testbed } from '../../harness/testbed';
+import type { NodeRun, RunNodeOptions } from '../../harness/workflow';
+import * as listSearch from '../../../nodes/InvoicingAssets/methods/listSearch';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read node output freely
+export type Json = any;
+
+/** A testbed per test file, with the log and faults cleared before each test. */
+export function useTestbed(options: Parameters<typeof startTestbed>[0] = {}) {
+	const holder = {} as { testbed: Testbed };
+	beforeAll(async () => {
+		holder.testbed = await startTestbed(options);
+	});
+	afterAll(async () => {
+		await holder.testbed?.close();
+	});
+	beforeEach(() => {
+		holder.testbed.sim.faults.clear();
+		holder.testbed.sim.log.reset();
+	});
+	return holder;
+}
+
+/** Runs the action node with the testbed's credential unless another is given. */
+export async function run(
+	testbed: Testbed,
+	parameters: IDataObject,
+	options: Omit<RunNodeOptions, 'parameters'> = {},
+): Promise<NodeRun> {
+	return await testbed.harness.runNode({
+		...options,
+		credential: options.credential ?? testbed.credential,
+		parameters,
+	});
+}
+
+export function items(
+	count: number,
+	json: (index: number) => IDataObject = (index) => ({ index }),
+) {
+	return Array.from({ length: count }, (_, index): INodeExecutionData => ({ json: json(index) }));
+}
+
+/** The JSON of each output item. */
+export function jsonOf(run: NodeRun): Json[] {
+	return run.items.map((item) => item.json);
+}
+
+/** The page and page size of each list request, in page order (pages may be fetched in parallel). */
+export function pageRequests(
+	testbed: Testbed,
+	route: 'invoices.list' | 'assets.list' = 'invoices.list',
+): Array<{ page: number; pageSize: number }> {
+	return testbed.sim.log
+		.entries({ route })
+		.map((entry) => ({ page: Number(entry.query.page), pageSize: Number(entry.query.pageSize) }))
+		.sort((a, b) => a.page - b.page);
+}
+
+export function pairedIndexes(run: NodeRun): number[] {
+	return run.items.map((item) => {
+		const paired = item.pairedItem;
+		if (typeof paired === 'number') return paired;
+		if (Array.isArray(paired)) return paired[0]?.item ?? -1;
+		return paired?.item ?? -1;
+	});
+}
+
+/** Every secret the testbed knows plus the given ones, for "appears nowhere" checks. */
+export function expectNoSecrets(testbed: Testbed, value: unknown, extra: string[] = []) {
+	const text = JSON.stringify(value, errorFields);
+	const secrets = [...secretsOf(testbed), ...extra];
+	expect(secrets.length).toBeGreaterThan(0);
+	for (const secret of secrets) expect(text).not.toContain(secret);
+}
+
+/** JSON.stringify drops an Error's message, stack and description; keep them. */
+function errorFields(_key: string, value: unknown) {
+	if (value instanceof Error) {
+		return { ...value, name: value.name, message: value.message, stack: value.stack };
+	}
+	return value;
+}
+
+/** Calls a listSearch method of the node as the editor does, with a real LoadOptionsContext. */
+export async function searchList(
+	testbed: Testbed,
+	method: keyof typeof listSearch,
+	filter?: string,
+	paginationToken?: string,
+	credential: INodeCredentialsDetails = testbed.credential,
+): Promise<INodeListSearchResult> {
+	const node: INode = {
+		id: 'node-under-test',
+		name: 'Node Under Test',
+		type: ACTION_NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+		credentials: { [CREDENTIAL_TYPE]: credential },
+	};
+	const workflow = new Workflow({
+		id: 'list-search',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: testbed.harness.nodeTypes,
+	});
+	const additionalData = testbed.harness.additionalData('manual', 'list-search', {
+		id: 'list-search',
+		name: 'list search',
+		active: false,
+		isArchived: false,
+		nodes: [node],
+		connections: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		activeVersionId: null,
+	});
+	const context = new LoadOptionsContext(workflow, node, additionalData, 'parameters');
+	return await (
+		listSearch[method] as (
+			this: LoadOptionsContext,
+			filter?: string,
+			token?: string,
+		) => Promise<INodeListSearchResult>
+	).call(context, filter, paginationToken);
+}

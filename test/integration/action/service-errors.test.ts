@@ -1,0 +1,238 @@
+import { credentialFor } from '../../harness/testbed';
+import type { NodeRun } from '../../harness/workflow';
+import type { FaultRule } from '../../simulator';
+import { expectNoSecrets, jsonOf, pairedIndexes, run, useTestbed, type Json } from './helpers';
+
+const bed = useTestbed();
+
+/** Three invoices, one at a time, so that a fault with `times` hits item 0 and only item 0. */
+function invoiceNumbers() {
+	return bed.testbed.sim.data
+		.invoices()
+		.slice(0, 3)
+		.map((invoice) => invoice.invoiceNumber);
+}
+
+const getEach = {
+	resource: 'invoice',
+	operation: 'get',
+	invoiceNumber: { __rl: true, mode: 'number', value: '={{ $json.number }}' },
+	options: { concurrency: 1 },
+};
+
+async function runThree(options: {
+	continueOnFail: boolean;
+	credential?: Json;
+	numbers?: string[];
+}) {
+	const numbers = options.numbers ?? invoiceNumbers();
+	return await run(bed.testbed, getEach, {
+		input: numbers.map((number) => ({ json: { number } })),
+		continueOnFail: options.continueOnFail,
+		credential: options.credential,
+	});
+}
+
+/** A credential that has no token yet, so that token fetches can be counted from zero. */
+function freshCredential(client = bed.testbed.sim.defaultClient, overrides = {}) {
+	return bed.testbed.harness.addCredential(credentialFor(bed.testbed.sim, client, overrides));
+}
+
+function expectItemFailed(result: NodeRun, index: number, message: string) {
+	const json = jsonOf(result);
+	expect(json[index]).toEqual({ error: message, details: expect.any(String) });
+	expect(pairedIndexes(result)).toEqual([0, 1, 2]);
+	const stored = bed.testbed.sim.data.invoices();
+	for (const [position, entry] of json.entries()) {
+		if (position !== index) expect(entry).toEqual(stored[position]);
+	}
+}
+
+function expectNodeFailed(result: NodeRun, message: string, itemIndex = 0) {
+	expect(result.items).toEqual([]);
+	expect(result.error?.message).toBe(message);
+	expect((result.error as Json).context.itemIndex).toBe(itemIndex);
+}
+
+function addFault(rule: Omit<FaultRule, 'route'>) {
+	bed.testbed.sim.faults.add({ route: 'invoices.get', ...rule });
+}
+
+describe('401: the service refuses the token', () => {
+	test.each([true, false])(
+		'continueOnFail %p: one refresh, one retry, then a clear error',
+		async (continueOnFail) => {
+			const { testbed } = bed;
+			const credential = freshCredential();
+			addFault({ status: 401, times: 2 });
+			const result = await runThree({ continueOnFail, credential });
+
+			const message = 'The service refused the access token';
+			if (continueOnFail) expectItemFailed(result, 0, message);
+			else expectNodeFailed(result, message);
+			// The first token, and exactly one refresh after the first refusal.
+			expect(testbed.sim.log.tokensIssued()).toBe(2);
+			expect(testbed.sim.log.count('invoices.get', { status: 401 })).toBe(2);
+			expect(testbed.sim.log.count('invoices.get', { status: 200 })).toBe(continueOnFail ? 2 : 0);
+			expectNoSecrets(testbed, result);
+		},
+	);
+
+	test('a sandbox key against the production Base URL: refused after one refresh, with a hint', async () => {
+		const { testbed } = bed;
+		const credential = freshCredential(testbed.sim.defaultSandboxClient, {
+			baseUrl: testbed.sim.serviceUrl,
+		});
+		const result = await runThree({ continueOnFail: false, credential });
+
+		expectNodeFailed(result, 'The service refused the access token');
+		expect(result.error?.description).toContain('same environment');
+		expect(testbed.sim.log.tokensIssued()).toBe(2);
+		expect(testbed.sim.log.entries({ route: 'invoices.get' }).map((entry) => entry.status)).toEqual(
+			[401, 401],
+		);
+		expectNoSecrets(testbed, result, [testbed.sim.defaultSandboxClient.clientSecret]);
+	});
+});
+
+describe('403: the key may not read this', () => {
+	test.each([true, false])(
+		'continueOnFail %p: not retried, clear message',
+		async (continueOnFail) => {
+			const { testbed } = bed;
+			addFault({ status: 403, times: 1 });
+			const result = await runThree({ continueOnFail, credential: freshCredential() });
+
+			const message = 'The API key is not allowed to do this';
+			if (continueOnFail) expectItemFailed(result, 0, message);
+			else expectNodeFailed(result, message);
+			expect(testbed.sim.log.count('invoices.get', { status: 403 })).toBe(1);
+			// A 403 is not a token problem: the first token, and no refresh.
+			expect(testbed.sim.log.tokensIssued()).toBe(1);
+			expectNoSecrets(testbed, result);
+		},
+	);
+});
+
+describe('404: no such invoice', () => {
+	test.each([true, false])('continueOnFail %p: the invoice is named', async (continueOnFail) => {
+		const numbers = invoiceNumbers();
+		numbers[1] = 'INV-0999999';
+		const result = await runThree({ continueOnFail, numbers });
+
+		const message = "Invoice 'INV-0999999' was not found";
+		if (continueOnFail) expectItemFailed(result, 1, message);
+		else expectNodeFailed(result, message, 1);
+		// 404 is final: one request for the missing invoice.
+		expect(bed.testbed.sim.log.count('invoices.get', { status: 404 })).toBe(1);
+	});
+});
+
+describe('429: the service limits the rate', () => {
+	test('Retry-After in seconds is waited for, then the request succeeds', async () => {
+		const { testbed } = bed;
+		addFault({ status: 429, retryAfter: 1, times: 1 });
+		const started = performance.now();
+		const result = await runThree({ continueOnFail: false });
+		const elapsed = performance.now() - started;
+
+		expect(result.error).toBeUndefined();
+		expect(jsonOf(result)).toEqual(testbed.sim.data.invoices().slice(0, 3));
+		const [limited, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
+		expect([limited.status, retried.status]).toEqual([429, 200]);
+		expect(retried.params).toEqual(limited.params);
+		// Log times are whole seconds of the simulator's clock; a wait of ≥ 1 s moves them by ≥ 1 s.
+		expect(Date.parse(retried.at) - Date.parse(limited.at)).toBeGreaterThanOrEqual(1000);
+		expect(elapsed).toBeGreaterThanOrEqual(1000);
+	});
+
+	test('Retry-After as an HTTP date is waited for', async () => {
+		const { testbed } = bed;
+		const until = new Date(Date.now() + 2000);
+		addFault({ status: 429, retryAfter: until.toUTCString(), times: 1 });
+		const result = await runThree({ continueOnFail: false });
+
+		expect(result.error).toBeUndefined();
+		const [limited, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
+		expect(limited.status).toBe(429);
+		// The date has whole seconds, so the retry comes at or after its second began.
+		expect(Date.now()).toBeGreaterThanOrEqual(Math.floor(until.getTime() / 1000) * 1000);
+		expect(Date.parse(retried.at)).toBeGreaterThanOrEqual(
+			Math.floor(until.getTime() / 1000) * 1000,
+		);
+	});
+
+	test.each([true, false])(
+		'continueOnFail %p: a limit that does not lift ends after a bounded number of attempts',
+		async (continueOnFail) => {
+			const { testbed } = bed;
+			addFault({ status: 429, retryAfter: 0, times: 5 });
+			const result = await runThree({ continueOnFail });
+
+			const message = 'The service is limiting the request rate';
+			if (continueOnFail) {
+				expectItemFailed(result, 0, message);
+				expect(jsonOf(result)[0].details).toContain('Tried 5 times');
+			} else {
+				expectNodeFailed(result, message);
+				expect(result.error?.description).toContain('Lower the node’s Concurrency option');
+			}
+			expect(testbed.sim.log.count('invoices.get', { status: 429 })).toBe(5);
+		},
+	);
+});
+
+describe('500: the service fails', () => {
+	test('once: retried, and the item succeeds', async () => {
+		const { testbed } = bed;
+		addFault({ status: 500, times: 1 });
+		const result = await runThree({ continueOnFail: false });
+
+		expect(result.error).toBeUndefined();
+		expect(jsonOf(result)).toEqual(testbed.sim.data.invoices().slice(0, 3));
+		expect(testbed.sim.log.entries({ route: 'invoices.get' }).map((entry) => entry.status)).toEqual(
+			[500, 200, 200, 200],
+		);
+	});
+
+	test.each([true, false])(
+		'continueOnFail %p: a lasting fault ends after 5 attempts with a clear error',
+		async (continueOnFail) => {
+			const { testbed } = bed;
+			addFault({ status: 500, times: 5 });
+			const result = await runThree({ continueOnFail });
+
+			const message = 'The service failed to process the request (HTTP 500)';
+			if (continueOnFail) expectItemFailed(result, 0, message);
+			else expectNodeFailed(result, message);
+			const details = continueOnFail ? jsonOf(result)[0].details : result.error?.description;
+			expect(details).toContain('Simulated 500 response');
+			expect(details).toContain('Tried 5 times');
+			expect(testbed.sim.log.count('invoices.get', { status: 500 })).toBe(5);
+		},
+	);
+
+	test('a dropped connection is retried like a fault', async () => {
+		const { testbed } = bed;
+		addFault({ drop: true, times: 1 });
+		const result = await runThree({ continueOnFail: false });
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(3);
+		expect(testbed.sim.log.count('invoices.get')).toBe(4);
+	});
+});
+
+test('Get Many: a failing page fails the item, and the other items still list', async () => {
+	const { testbed } = bed;
+	bed.testbed.sim.faults.add({ route: 'invoices.list', status: 403, times: 1 });
+	const result = await run(
+		testbed,
+		{ resource: 'invoice', operation: 'getAll', limit: 2, options: { concurrency: 1 } },
+		{ input: [{ json: {} }, { json: {} }], continueOnFail: true },
+	);
+	expect(jsonOf(result)).toEqual([
+		{ error: 'The API key is not allowed to do this', details: expect.any(String) },
+		...testbed.sim.data.invoices().slice(0, 2),
+	]);
+	expect(pairedIndexes(result)).toEqual([0, 1, 1]);
+});

@@ -1,0 +1,179 @@
+import { REDACTED } from '../../../nodes/InvoicingAssets/transport/contract';
+import {
+	expectNoSecrets,
+	jsonOf,
+	pairedIndexes,
+	run,
+	searchList,
+	useTestbed,
+	type Json,
+} from './helpers';
+
+const bed = useTestbed();
+
+const create = (parameters = {}) => ({
+	resource: 'subscription',
+	operation: 'create',
+	notificationUrl: 'https://n8n.example.com/webhook/invoices',
+	...parameters,
+});
+const list = (parameters = {}) => ({
+	resource: 'subscription',
+	operation: 'getAll',
+	...parameters,
+});
+const remove = (id: string, mode = 'id') => ({
+	resource: 'subscription',
+	operation: 'delete',
+	subscriptionId: { __rl: true, mode, value: id },
+});
+
+beforeEach(() => {
+	for (const subscription of bed.testbed.sim.subscriptions.list()) {
+		bed.testbed.sim.subscriptions.delete(subscription.id);
+	}
+});
+
+describe('Subscription → Create', () => {
+	test('registers the address with the chosen events, description and delivery key', async () => {
+		const { testbed } = bed;
+		const deliveryKey = `dk-${Math.random().toString(36).slice(2)}`;
+		const result = await run(
+			testbed,
+			create({
+				eventTypes: ['invoice.issued', 'invoice.paid'],
+				additionalFields: { description: 'New invoices to accounting', deliveryKey },
+			}),
+		);
+
+		expect(result.error).toBeUndefined();
+		const [stored] = testbed.sim.subscriptions.list();
+		expect(new URL(stored.notificationUrl).searchParams.get('apiKey')).toBe(deliveryKey);
+		expect(stored).toMatchObject({
+			eventTypes: ['invoice.issued', 'invoice.paid'],
+			description: 'New invoices to accounting',
+		});
+		expect(jsonOf(result)).toEqual([
+			{
+				id: stored.id,
+				notificationUrl: `https://n8n.example.com/webhook/invoices?apiKey=${REDACTED}`,
+				eventTypes: ['invoice.issued', 'invoice.paid'],
+				description: 'New invoices to accounting',
+			},
+		]);
+		expectNoSecrets(testbed, result, [deliveryKey]);
+	});
+
+	test('All Events sends null, and the URL can come from each input item', async () => {
+		const { testbed } = bed;
+		const urls = ['https://a.example.com/hook', 'https://b.example.com/hook'];
+		const result = await run(testbed, create({ notificationUrl: '={{ $json.url }}' }), {
+			input: urls.map((url) => ({ json: { url } })),
+		});
+		expect(jsonOf(result).map((entry: Json) => entry.notificationUrl)).toEqual(urls);
+		expect(pairedIndexes(result)).toEqual([0, 1]);
+		const stored = testbed.sim.subscriptions.list();
+		expect(stored.map((entry) => entry.notificationUrl).sort()).toEqual(urls);
+		expect(stored.every((entry) => entry.eventTypes === null && entry.description === null)).toBe(
+			true,
+		);
+		expect(new Set(jsonOf(result).map((entry: Json) => entry.id))).toEqual(
+			new Set(stored.map((entry) => entry.id)),
+		);
+	});
+
+	test('an http:// address is refused with the HTTPS and TLS 1.2 requirement, before any request', async () => {
+		const { testbed } = bed;
+		const result = await run(
+			testbed,
+			create({ notificationUrl: 'http://n8n.example.com/webhook/x' }),
+		);
+		expect(result.error?.message).toBe('The Notification URL must start with https:// [item 0]');
+		expect(result.error?.description).toContain('TLS 1.2');
+		expect(result.error?.description).toContain('https');
+		expect(testbed.sim.log.count('subscriptions.create')).toBe(0);
+
+		const continued = await run(testbed, create({ notificationUrl: '={{ $json.url }}' }), {
+			input: [
+				{ json: { url: 'http://x.example.com' } },
+				{ json: { url: 'https://y.example.com/h' } },
+			],
+			continueOnFail: true,
+		});
+		expect(jsonOf(continued)[0]).toEqual({
+			error: 'The Notification URL must start with https:// [item 0]',
+			details: expect.stringContaining('TLS 1.2'),
+		});
+		expect(jsonOf(continued)[1].notificationUrl).toBe('https://y.example.com/h');
+	});
+
+	test('a create that fails with 500 is not repeated, so no duplicate can appear', async () => {
+		const { testbed } = bed;
+		testbed.sim.faults.add({ route: 'subscriptions.create', status: 500, times: 1 });
+		const result = await run(testbed, create());
+		expect(result.error?.message).toBe('The service failed to process the request (HTTP 500)');
+		expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
+	});
+});
+
+describe('Subscription → Get Many and Delete', () => {
+	async function createThree() {
+		for (const name of ['one', 'two', 'three']) {
+			await run(
+				bed.testbed,
+				create({
+					notificationUrl: `https://${name}.example.com/h`,
+					additionalFields: { description: name, deliveryKey: `key-${name}-secret` },
+				}),
+			);
+		}
+		return bed.testbed.sim.subscriptions.list();
+	}
+
+	test('Get Many lists them with the delivery keys hidden; Limit cuts the list', async () => {
+		const { testbed } = bed;
+		const stored = await createThree();
+		const all = await run(testbed, list({ returnAll: true }));
+		expect(jsonOf(all).map((entry: Json) => entry.id)).toEqual(stored.map((entry) => entry.id));
+		for (const entry of jsonOf(all)) {
+			expect(new URL(entry.notificationUrl).searchParams.get('apiKey')).toBe(REDACTED);
+		}
+		expectNoSecrets(testbed, all, ['key-one-secret', 'key-two-secret', 'key-three-secret']);
+
+		const two = await run(testbed, list({ limit: 2 }));
+		expect(jsonOf(two).map((entry: Json) => entry.id)).toEqual(
+			stored.slice(0, 2).map((entry) => entry.id),
+		);
+	});
+
+	test('Delete by ID and from the list removes it and answers { deleted: true }', async () => {
+		const { testbed } = bed;
+		const [first, second, third] = await createThree();
+
+		const byId = await run(testbed, remove(first.id));
+		expect(jsonOf(byId)).toEqual([{ deleted: true }]);
+
+		const options = await searchList(testbed, 'searchSubscriptions', 'two');
+		expect(options.results).toEqual([
+			{ name: `two → https://two.example.com/h?apiKey=${REDACTED}`, value: second.id },
+		]);
+		const fromList = await run(testbed, remove(String(options.results[0].value), 'list'));
+		expect(jsonOf(fromList)).toEqual([{ deleted: true }]);
+
+		expect(testbed.sim.subscriptions.list().map((entry) => entry.id)).toEqual([third.id]);
+		expect(
+			testbed.sim.log
+				.entries({ route: 'subscriptions.delete' })
+				.map((entry) => [entry.params.id, entry.status]),
+		).toEqual([
+			[first.id, 204],
+			[second.id, 204],
+		]);
+	});
+
+	test('deleting an unknown subscription names it', async () => {
+		const id = '3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47';
+		const result = await run(bed.testbed, remove('={{ $json.id }}'), { input: [{ json: { id } }] });
+		expect(result.error?.message).toBe(`Subscription '${id}' was not found`);
+	});
+});
