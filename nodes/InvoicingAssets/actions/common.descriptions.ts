@@ -39,6 +39,63 @@ export const concurrencyOption: INodeProperties = {
 		'How many input items are sent to the service at the same time. Lower it if the service limits your request rate.',
 };
 
+/** The Options of the operations that read records: Concurrency and Simplify. */
+export const recordOptions: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [concurrencyOption, simplifyOption],
+};
+
+/** A resource locator for one record: picked From List (searchable) or typed in, validated. */
+export function recordLocator(record: {
+	displayName: string;
+	name: string;
+	description: string;
+	searchListMethod: string;
+	listPlaceholder: string;
+	typedMode: { displayName: string; name: string };
+	example: string;
+	/** Unanchored regex source of a valid value. */
+	pattern: string;
+	errorMessage: string;
+}): INodeProperties {
+	return {
+		displayName: record.displayName,
+		name: record.name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description: record.description,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: record.listPlaceholder,
+				typeOptions: { searchListMethod: record.searchListMethod, searchable: true },
+			},
+			{
+				displayName: record.typedMode.displayName,
+				name: record.typedMode.name,
+				type: 'string',
+				placeholder: `e.g. ${record.example}`,
+				validation: [
+					{
+						type: 'regex',
+						properties: {
+							regex: `^\\s*${record.pattern}\\s*$`,
+							errorMessage: record.errorMessage,
+						},
+					},
+				],
+			},
+		],
+	};
+}
+
 /** Options for a status filter, in alphabetical order: "paid" becomes "Paid". */
 export function statusOptions(statuses: readonly string[]): INodePropertyOptions[] {
 	return statuses

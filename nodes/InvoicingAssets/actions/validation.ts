@@ -105,6 +105,12 @@ export function requireLimit(
 	return limit;
 }
 
+/** Return All and Limit: undefined for all records, else the validated Limit. */
+export function readLimit(context: IExecuteFunctions, itemIndex: number): number | undefined {
+	if (context.getNodeParameter('returnAll', itemIndex, false) === true) return undefined;
+	return requireLimit(context, itemIndex, context.getNodeParameter('limit', itemIndex, 50));
+}
+
 /** A URL parameter that must be absolute and https, because the service delivers only over TLS 1.2+. */
 export function requireHttpsUrl(
 	context: IExecuteFunctions,

@@ -263,6 +263,10 @@ export interface SubscriptionRequest {
 	description: string | null;
 }
 
+/** spec: a subscription is identified by a GUID (regex source, unanchored). */
+export const SUBSCRIPTION_ID_PATTERN =
+	'[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+
 /** assumed: one entry of the list call */
 export interface Subscription {
 	id: string;

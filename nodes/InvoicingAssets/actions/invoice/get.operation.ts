@@ -8,52 +8,24 @@ import {
 	summarizeInvoice,
 	type Invoice,
 } from '../../transport/contract';
-import { concurrencyOption, simplifyOption } from '../common.descriptions';
+import { recordLocator, recordOptions } from '../common.descriptions';
 import { requireIdentifier } from '../validation';
 
 const EXAMPLE = 'INV-2026-000123';
 
 const properties: INodeProperties[] = [
-	{
+	recordLocator({
 		displayName: 'Invoice Number',
 		name: 'invoiceNumber',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
 		description: 'The invoice to get',
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				placeholder: 'Select an invoice...',
-				typeOptions: { searchListMethod: 'searchInvoices', searchable: true },
-			},
-			{
-				displayName: 'By Number',
-				name: 'number',
-				type: 'string',
-				placeholder: `e.g. ${EXAMPLE}`,
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex: `^\\s*${INVOICE_NUMBER_PATTERN}\\s*$`,
-							errorMessage: `Enter an invoice number such as ${EXAMPLE}`,
-						},
-					},
-				],
-			},
-		],
-	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, simplifyOption],
-	},
+		searchListMethod: 'searchInvoices',
+		listPlaceholder: 'Select an invoice...',
+		typedMode: { displayName: 'By Number', name: 'number' },
+		example: EXAMPLE,
+		pattern: INVOICE_NUMBER_PATTERN,
+		errorMessage: `Enter an invoice number such as ${EXAMPLE}`,
+	}),
+	recordOptions,
 ];
 
 export const description = updateDisplayOptions(

@@ -10,13 +10,12 @@ import {
 	type InvoiceFilters,
 } from '../../transport/contract';
 import {
-	concurrencyOption,
+	recordOptions,
 	limitProperty,
 	returnAllProperty,
-	simplifyOption,
 	statusOptions,
 } from '../common.descriptions';
-import { invalidInput, isGiven, requireChoice, requireLimit, toServiceDate } from '../validation';
+import { invalidInput, isGiven, requireChoice, readLimit, toServiceDate } from '../validation';
 
 const properties: INodeProperties[] = [
 	returnAllProperty,
@@ -62,14 +61,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, simplifyOption],
-	},
+	recordOptions,
 ];
 
 export const description = updateDisplayOptions(
@@ -82,10 +74,7 @@ export async function execute(
 	client: ServiceClient,
 	itemIndex: number,
 ): Promise<IDataObject[]> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll
-		? undefined
-		: requireLimit(this, itemIndex, this.getNodeParameter('limit', itemIndex, 50));
+	const limit = readLimit(this, itemIndex);
 	const filters = readFilters(this, itemIndex);
 	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
 	const invoices = await client.paginate<Invoice>(paths.invoices, { ...filters }, limit, itemIndex);

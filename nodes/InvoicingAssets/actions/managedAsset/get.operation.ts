@@ -3,52 +3,24 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
 import { ASSET_ID_PATTERN, paths, summarizeAsset, type Asset } from '../../transport/contract';
-import { concurrencyOption, simplifyOption } from '../common.descriptions';
+import { recordLocator, recordOptions } from '../common.descriptions';
 import { requireIdentifier } from '../validation';
 
 const EXAMPLE = 'AST-000123';
 
 const properties: INodeProperties[] = [
-	{
+	recordLocator({
 		displayName: 'Asset ID',
 		name: 'assetId',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
 		description: 'The managed asset to get',
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				placeholder: 'Select a managed asset...',
-				typeOptions: { searchListMethod: 'searchAssets', searchable: true },
-			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: `e.g. ${EXAMPLE}`,
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex: `^\\s*${ASSET_ID_PATTERN}\\s*$`,
-							errorMessage: `Enter an asset ID such as ${EXAMPLE}`,
-						},
-					},
-				],
-			},
-		],
-	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, simplifyOption],
-	},
+		searchListMethod: 'searchAssets',
+		listPlaceholder: 'Select a managed asset...',
+		typedMode: { displayName: 'By ID', name: 'id' },
+		example: EXAMPLE,
+		pattern: ASSET_ID_PATTERN,
+		errorMessage: `Enter an asset ID such as ${EXAMPLE}`,
+	}),
+	recordOptions,
 ];
 
 export const description = updateDisplayOptions(

@@ -10,13 +10,12 @@ import {
 	type AssetFilters,
 } from '../../transport/contract';
 import {
-	concurrencyOption,
+	recordOptions,
 	limitProperty,
 	returnAllProperty,
-	simplifyOption,
 	statusOptions,
 } from '../common.descriptions';
-import { isGiven, requireChoice, requireLimit } from '../validation';
+import { isGiven, requireChoice, readLimit } from '../validation';
 
 const properties: INodeProperties[] = [
 	returnAllProperty,
@@ -70,14 +69,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, simplifyOption],
-	},
+	recordOptions,
 ];
 
 export const description = updateDisplayOptions(
@@ -90,10 +82,7 @@ export async function execute(
 	client: ServiceClient,
 	itemIndex: number,
 ): Promise<IDataObject[]> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll
-		? undefined
-		: requireLimit(this, itemIndex, this.getNodeParameter('limit', itemIndex, 50));
+	const limit = readLimit(this, itemIndex);
 	const filters = readFilters(this, itemIndex);
 	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
 	const assets = await client.paginate<Asset>(paths.assets, { ...filters }, limit, itemIndex);

@@ -2,43 +2,24 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
-import { paths } from '../../transport/contract';
+import { paths, SUBSCRIPTION_ID_PATTERN } from '../../transport/contract';
+import { recordLocator } from '../common.descriptions';
 import { requireText } from '../validation';
 
+const EXAMPLE = '3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47';
+
 const properties: INodeProperties[] = [
-	{
+	recordLocator({
 		displayName: 'Subscription',
 		name: 'subscriptionId',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
 		description: 'The webhook subscription to delete',
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: 'searchSubscriptions', searchable: true },
-			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: 'e.g. 3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47',
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex:
-								'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$',
-							errorMessage:
-								'Enter a subscription ID, a GUID such as 3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47',
-						},
-					},
-				],
-			},
-		],
-	},
+		searchListMethod: 'searchSubscriptions',
+		listPlaceholder: 'Select a subscription...',
+		typedMode: { displayName: 'By ID', name: 'id' },
+		example: EXAMPLE,
+		pattern: SUBSCRIPTION_ID_PATTERN,
+		errorMessage: `Enter a subscription ID, a GUID such as ${EXAMPLE}`,
+	}),
 ];
 
 export const description = updateDisplayOptions(
@@ -56,7 +37,7 @@ export async function execute(
 		itemIndex,
 		this.getNodeParameter('subscriptionId', itemIndex, '', { extractValue: true }),
 		'Subscription',
-		'3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47',
+		EXAMPLE,
 	);
 	await client.request({
 		method: 'DELETE',

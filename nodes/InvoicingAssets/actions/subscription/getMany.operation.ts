@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { ServiceClient } from '../../transport';
 import { paths, readSubscriptions, redactDeliveryKey } from '../../transport/contract';
 import { limitProperty, returnAllProperty } from '../common.descriptions';
+import { readLimit } from '../validation';
 
 const properties: INodeProperties[] = [returnAllProperty, limitProperty];
 
@@ -17,8 +18,7 @@ export async function execute(
 	client: ServiceClient,
 	itemIndex: number,
 ): Promise<IDataObject[]> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
+	const limit = readLimit(this, itemIndex);
 	const subscriptions = readSubscriptions(
 		await client.request({ method: 'GET', path: paths.subscriptions, itemIndex }),
 	);
