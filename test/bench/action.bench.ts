@@ -10,6 +10,11 @@
  * (b) Invoice Get Many, Return All, over 20,000 invoices, against a keep-alive undici paging loop,
  *     with the peak RSS of each, measured in a fresh process.
  *
+ * Both run twice: on loopback as it is, then with BENCH_SERVICE_LATENCY_MS (default 20 ms) added
+ * by the simulator to every request, as a service across a network would answer. On loopback the
+ * client's CPU is the whole cost of a request, so concurrency has little to overlap; the second
+ * pass shows what it buys against a remote service.
+ *
  * The simulator runs in a child process, as a remote service would, and reports the TLS
  * connections it accepted and the CPU time it used: that shows that the "new connection" client
  * really paid one handshake per request, and where the time went. Each figure is the median of
@@ -23,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { DEFAULT_CONCURRENCY } from '../../nodes/InvoicingAssets/actions/common.descriptions';
 import { PAGE_CONCURRENCY } from '../../nodes/InvoicingAssets/transport';
 import { Harness } from '../harness/workflow';
+import { SimulatorControlClient } from '../simulator/control-client';
 import {
 	firstInvoiceNumbers,
 	nodeRun,
@@ -122,109 +128,149 @@ function ratioLine(label: string, value: number, target?: { text: string; met: b
 	return `${label}: ${value.toFixed(2)}${verdict}`;
 }
 
+/** A remote service is never on loopback: the second pass adds this round trip to every request. */
+const SERVICE_LATENCY_MS = Math.max(0, Number(process.env.BENCH_SERVICE_LATENCY_MS ?? 20));
+const LATENCY_GET_ITEMS = 500;
+
+interface Pass {
+	title: string;
+	getItems: number;
+}
+
+async function invoiceGetPass(sim: SimulatorProcess, harness: Harness, pass: Pass) {
+	const out = (text = '') => process.stdout.write(`${text}\n`);
+	const { state } = sim;
+	const numbers = await firstInvoiceNumbers(state, pass.getItems);
+	const input = numbers.map((invoiceNumber) => ({ json: { invoiceNumber } }));
+	const getParameters = (concurrency?: number) => ({
+		resource: 'invoice',
+		operation: 'get',
+		invoiceNumber: { __rl: true, mode: 'number', value: '={{ $json.invoiceNumber }}' },
+		options: concurrency === undefined ? {} : { concurrency },
+	});
+
+	out(
+		`\n(a) Invoice Get, ${pass.getItems} input items, ${pass.title} (one token fetch included on every side)`,
+	);
+	const [nodeDefault, rawFresh, nodeSequential, rawKeepAlive] = await medians(sim, [
+		{
+			label: `node, default concurrency ${DEFAULT_CONCURRENCY}`,
+			expected: pass.getItems,
+			task: async () => await nodeRun(harness, state, getParameters(), input),
+		},
+		{
+			label: `undici, new connection per request, concurrency ${DEFAULT_CONCURRENCY}`,
+			expected: pass.getItems,
+			task: async () => await rawGets(state, numbers, DEFAULT_CONCURRENCY, true),
+		},
+		{
+			label: 'node, concurrency 1',
+			expected: pass.getItems,
+			task: async () => await nodeRun(harness, state, getParameters(1), input),
+		},
+		{
+			label: `undici, keep-alive, concurrency ${DEFAULT_CONCURRENCY}`,
+			expected: pass.getItems,
+			task: async () => await rawGets(state, numbers, DEFAULT_CONCURRENCY, false),
+		},
+	]);
+	out(table([nodeDefault, rawFresh, nodeSequential, rawKeepAlive], 'item'));
+	out();
+	const freshRatio = nodeDefault.ms / rawFresh.ms;
+	const speedUp = nodeSequential.ms / nodeDefault.ms;
+	out(
+		ratioLine('node / undici new-connection', freshRatio, {
+			text: '≤ 1.4',
+			met: freshRatio <= 1.4,
+		}),
+	);
+	out(ratioLine('node concurrency 1 / default', speedUp, { text: '≥ 2.5', met: speedUp >= 2.5 }));
+	out(ratioLine('node / undici keep-alive', nodeDefault.ms / rawKeepAlive.ms));
+	out(
+		`  the node's process is busy ${((nodeDefault.clientCpuMs / nodeDefault.ms) * 100).toFixed(0)} % of the time at concurrency ${DEFAULT_CONCURRENCY} (CPU of all its threads / wall time)`,
+	);
+}
+
+async function invoiceListPass(sim: SimulatorProcess, harness: Harness, pass: Pass) {
+	const out = (text = '') => process.stdout.write(`${text}\n`);
+	const { state } = sim;
+	out(`\n(b) Invoice Get Many, Return All, ${LIST_INVOICES} invoices, ${pass.title}`);
+	const [nodeList, rawList, rawListParallel] = await medians(sim, [
+		{
+			label: `node, Return All (up to ${PAGE_CONCURRENCY} pages at a time)`,
+			expected: LIST_INVOICES,
+			task: async () =>
+				await nodeRun(
+					harness,
+					state,
+					{ resource: 'invoice', operation: 'getAll', returnAll: true },
+					[{ json: {} }],
+				),
+		},
+		{
+			label: 'undici, keep-alive paging loop',
+			expected: LIST_INVOICES,
+			task: async () => await rawListAll(state),
+		},
+		{
+			label: `undici, keep-alive, ${PAGE_CONCURRENCY} pages at a time`,
+			expected: LIST_INVOICES,
+			task: async () => await rawListAll(state, PAGE_CONCURRENCY),
+		},
+	]);
+	out(table([nodeList, rawList, rawListParallel], 'record'));
+	out();
+	const listRatio = nodeList.ms / rawList.ms;
+	out(
+		ratioLine('node / undici keep-alive paging loop', listRatio, {
+			text: '≤ 1.5',
+			met: listRatio <= 1.5,
+		}),
+	);
+	out(
+		ratioLine(
+			`node / undici keep-alive, ${PAGE_CONCURRENCY} pages at a time`,
+			nodeList.ms / rawListParallel.ms,
+		),
+	);
+}
+
 async function main() {
 	const out = (text = '') => process.stdout.write(`${text}\n`);
 	const sim = await SimulatorProcess.start(LIST_INVOICES);
-	const { state } = sim;
+	const control = new SimulatorControlClient(sim.state.controlUrl);
 	const harness = new Harness();
 	try {
 		out(
-			`Node ${process.version}, ${cpus().length} CPUs, median of ${REPEATS} runs after a warm-up; simulator in a child process with ${state.counts.invoices} invoices.`,
+			`Node ${process.version}, ${cpus().length} CPUs, median of ${REPEATS} runs after a warm-up; simulator in a child process with ${sim.state.counts.invoices} invoices.`,
 		);
+		const loopback: Pass = { title: 'loopback, no added latency', getItems: GET_ITEMS };
+		await invoiceGetPass(sim, harness, loopback);
+		await invoiceListPass(sim, harness, loopback);
 
-		const numbers = await firstInvoiceNumbers(state, GET_ITEMS);
-		const input = numbers.map((invoiceNumber) => ({ json: { invoiceNumber } }));
-		const getParameters = (concurrency?: number) => ({
-			resource: 'invoice',
-			operation: 'get',
-			invoiceNumber: { __rl: true, mode: 'number', value: '={{ $json.invoiceNumber }}' },
-			options: concurrency === undefined ? {} : { concurrency },
-		});
+		if (SERVICE_LATENCY_MS > 0) {
+			out(
+				`\nThe same with ${SERVICE_LATENCY_MS} ms added by the simulator to every request (a service across a network; BENCH_SERVICE_LATENCY_MS=0 skips this):`,
+			);
+			for (const route of ['token', 'invoices.get', 'invoices.list'] as const) {
+				await control.addFault({ route, latencyMs: SERVICE_LATENCY_MS });
+			}
+			const remote: Pass = {
+				title: `${SERVICE_LATENCY_MS} ms service latency`,
+				getItems: LATENCY_GET_ITEMS,
+			};
+			await invoiceGetPass(sim, harness, remote);
+			await invoiceListPass(sim, harness, remote);
+			await control.clearFaults();
+		}
 
-		out(`\n(a) Invoice Get, ${GET_ITEMS} input items (one token fetch included on every side)`);
-		const [nodeDefault, rawFresh, nodeSequential, rawKeepAlive] = await medians(sim, [
-			{
-				label: `node, default concurrency ${DEFAULT_CONCURRENCY}`,
-				expected: GET_ITEMS,
-				task: async () => await nodeRun(harness, state, getParameters(), input),
-			},
-			{
-				label: `undici, new connection per request, concurrency ${DEFAULT_CONCURRENCY}`,
-				expected: GET_ITEMS,
-				task: async () => await rawGets(state, numbers, DEFAULT_CONCURRENCY, true),
-			},
-			{
-				label: 'node, concurrency 1',
-				expected: GET_ITEMS,
-				task: async () => await nodeRun(harness, state, getParameters(1), input),
-			},
-			{
-				label: `undici, keep-alive, concurrency ${DEFAULT_CONCURRENCY}`,
-				expected: GET_ITEMS,
-				task: async () => await rawGets(state, numbers, DEFAULT_CONCURRENCY, false),
-			},
-		]);
-		out(table([nodeDefault, rawFresh, nodeSequential, rawKeepAlive], 'item'));
-		out();
-		const freshRatio = nodeDefault.ms / rawFresh.ms;
-		const speedUp = nodeSequential.ms / nodeDefault.ms;
+		const nodeRss = await peakRssOfListing(sim.state, 'node');
+		const rawRss = await peakRssOfListing(sim.state, 'undici');
 		out(
-			ratioLine('node / undici new-connection', freshRatio, {
-				text: '≤ 1.4',
-				met: freshRatio <= 1.4,
-			}),
-		);
-		out(ratioLine('node concurrency 1 / default', speedUp, { text: '≥ 2.5', met: speedUp >= 2.5 }));
-		out(ratioLine('node / undici keep-alive', nodeDefault.ms / rawKeepAlive.ms));
-		out(
-			`  the node's process is busy ${((nodeDefault.clientCpuMs / nodeDefault.ms) * 100).toFixed(0)} % of the time at concurrency ${DEFAULT_CONCURRENCY} (CPU of all its threads / wall time): on loopback nothing is left to overlap, so concurrency buys only the simulator's share of each request`,
-		);
-
-		out(`\n(b) Invoice Get Many, Return All, ${LIST_INVOICES} invoices`);
-		const [nodeList, rawList, rawListParallel] = await medians(sim, [
-			{
-				label: `node, Return All (up to ${PAGE_CONCURRENCY} pages at a time)`,
-				expected: LIST_INVOICES,
-				task: async () =>
-					await nodeRun(
-						harness,
-						state,
-						{ resource: 'invoice', operation: 'getAll', returnAll: true },
-						[{ json: {} }],
-					),
-			},
-			{
-				label: 'undici, keep-alive paging loop',
-				expected: LIST_INVOICES,
-				task: async () => await rawListAll(state),
-			},
-			{
-				label: `undici, keep-alive, ${PAGE_CONCURRENCY} pages at a time`,
-				expected: LIST_INVOICES,
-				task: async () => await rawListAll(state, PAGE_CONCURRENCY),
-			},
-		]);
-		out(table([nodeList, rawList, rawListParallel], 'record'));
-		out();
-		const listRatio = nodeList.ms / rawList.ms;
-		out(
-			ratioLine('node / undici keep-alive paging loop', listRatio, {
-				text: '≤ 1.5',
-				met: listRatio <= 1.5,
-			}),
-		);
-		out(
-			ratioLine(
-				`node / undici keep-alive, ${PAGE_CONCURRENCY} pages at a time`,
-				nodeList.ms / rawListParallel.ms,
-			),
-		);
-		const nodeRss = await peakRssOfListing(state, 'node');
-		const rawRss = await peakRssOfListing(state, 'undici');
-		out(
-			`peak RSS, each in a fresh process: node ${nodeRss.peakMb.toFixed(0)} MB (${nodeRss.baselineMb.toFixed(0)} MB before the run), undici loop ${rawRss.peakMb.toFixed(0)} MB (${rawRss.baselineMb.toFixed(0)} MB before)`,
+			`\npeak RSS of Get Many over ${LIST_INVOICES} invoices, each in a fresh process: node ${nodeRss.peakMb.toFixed(0)} MB (${nodeRss.baselineMb.toFixed(0)} MB before the run), undici loop ${rawRss.peakMb.toFixed(0)} MB (${rawRss.baselineMb.toFixed(0)} MB before)`,
 		);
 	} finally {
+		await control.close();
 		await sim.close();
 	}
 }
