@@ -117,6 +117,24 @@ test('concurrent runs that meet an expired token share one renewal', async () =>
 	expect(testbed.sim.log.count('subscriptions.list', { status: 200 })).toBe(12);
 });
 
+test('runs with a valid token do not wait for one another', async () => {
+	const credential = newCredential();
+	await callService(credential);
+	testbed.sim.log.reset();
+	testbed.sim.faults.add({ route: 'subscriptions.list', latencyMs: 1000 });
+
+	const started = Date.now();
+	const runs = await Promise.all(
+		Array.from({ length: 6 }, async () => await callService(credential)),
+	);
+	const elapsed = Date.now() - started;
+
+	expect(runs.map((run) => run.error)).toEqual(Array(6).fill(undefined));
+	expect(testbed.sim.log.tokensIssued()).toBe(0);
+	// Six runs of one 1 s request each: together well under the 6 s they would take in a queue.
+	expect(elapsed).toBeLessThan(4000);
+});
+
 describe('credential errors', () => {
 	test('a Scope without /.default is refused before any request', async () => {
 		const credential = newCredential({ scope: 'api://invoicing-assets' });

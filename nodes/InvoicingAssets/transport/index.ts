@@ -227,21 +227,27 @@ export class ServiceClient {
 				return await send({});
 			});
 
-		// The first call alone may fetch a token; the others then use the one it stored.
+		const sendRenewingIfRefused = async () => {
+			let refused: unknown;
+			try {
+				return await send({ preAuthenticationRetryStatusCode: [] });
+			} catch (error) {
+				refused = error;
+			}
+			// Only a refused token is worth a renewal; any other failure goes back to the retry loop.
+			if (readFailure(refused).status !== 401) throw refused;
+			return await renewing();
+		};
+
+		// The run's first call goes alone, so that a missing or expired token is renewed once for
+		// the run; runs wait for one another only while one of them renews.
 		if (!this.firstCall) {
-			this.firstCall = renewing();
+			const hasToken = String(decrypted.data?.accessToken ?? '') !== '';
+			this.firstCall = hasToken ? sendRenewingIfRefused() : renewing();
 			return (await this.firstCall) as IN8nHttpFullResponse;
 		}
 		await this.firstCall.catch(() => undefined);
-		let refused: unknown;
-		try {
-			return await send({ preAuthenticationRetryStatusCode: [] });
-		} catch (error) {
-			refused = error;
-		}
-		// Only a refused token is worth a renewal; any other failure goes back to the retry loop.
-		if (readFailure(refused).status !== 401) throw refused;
-		return await renewing();
+		return await sendRenewingIfRefused();
 	}
 
 	/**
