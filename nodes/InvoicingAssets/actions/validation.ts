@@ -41,6 +41,41 @@ export function requireText(
 	return text;
 }
 
+/** Half of a character: a UTF-16 surrogate without its other half. */
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Text that goes into a URL must be whole characters: half of one (left over when text holding
+ * emoji was cut) cannot be percent-encoded, and URL encoders either throw or silently change it.
+ */
+export function requireWholeCharacters(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	text: string,
+	displayName: string,
+): string {
+	if (UNPAIRED_SURROGATE.test(text)) {
+		throw invalidInput(
+			context,
+			itemIndex,
+			`The ${displayName} contains a broken character`,
+			`It holds half of a character (an unpaired UTF-16 surrogate, often left when text with emoji was cut short), which cannot be sent to the service intact. Check the value, or the expression that produces it.`,
+		);
+	}
+	return text;
+}
+
+/** An optional text filter: trimmed when given, undefined when unset or blank. */
+export function optionalText(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+	displayName: string,
+): string | undefined {
+	if (!isGiven(value)) return undefined;
+	return requireWholeCharacters(context, itemIndex, String(value).trim(), displayName);
+}
+
 /** The identifier of one record (trimmed, not empty), sent as one URL path segment. */
 export function requireIdentifier(
 	context: IExecuteFunctions,
@@ -49,7 +84,12 @@ export function requireIdentifier(
 	displayName: string,
 	example: string,
 ): string {
-	const text = requireText(context, itemIndex, value, displayName, example);
+	const text = requireWholeCharacters(
+		context,
+		itemIndex,
+		requireText(context, itemIndex, value, displayName, example),
+		displayName,
+	);
 	if (!fitsOnePathSegment(text)) {
 		throw invalidInput(
 			context,

@@ -87,6 +87,10 @@ const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
 		message: 'The request conflicts with the current state of the resource',
 		hint: 'Fetch the resource again and retry with its current state.',
 	},
+	414: {
+		message: 'The request’s address is too long for the service',
+		hint: 'A value sent in the URL (an identifier or a filter) is too long: check the node parameters, or the expression that produces them.',
+	},
 	422: {
 		message: 'The service could not process the values given',
 		hint: 'Check the values of the node parameters against the message above.',
@@ -94,6 +98,10 @@ const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
 	429: {
 		message: 'The service is limiting the request rate',
 		hint: 'The node waited as the service asked and retried, without success. Lower the node’s Concurrency option, spread the workflow’s runs over time, or try again later.',
+	},
+	431: {
+		message: 'The request’s address is too long for the service',
+		hint: 'A value sent in the URL (an identifier or a filter) is too long: check the node parameters, or the expression that produces them.',
 	},
 };
 

@@ -15,7 +15,14 @@ import {
 	returnAllProperty,
 	statusOptions,
 } from '../common.descriptions';
-import { invalidInput, isGiven, requireChoice, readLimit, toServiceDate } from '../validation';
+import {
+	invalidInput,
+	isGiven,
+	optionalText,
+	readLimit,
+	requireChoice,
+	toServiceDate,
+} from '../validation';
 
 const properties: INodeProperties[] = [
 	returnAllProperty,
@@ -101,6 +108,7 @@ function readFilters(context: IExecuteFunctions, itemIndex: number): InvoiceFilt
 	if (isGiven(given.status)) {
 		filters.status = requireChoice(context, itemIndex, given.status, INVOICE_STATUSES, 'Status');
 	}
-	if (isGiven(given.customerNumber)) filters.customerNumber = String(given.customerNumber).trim();
+	const customerNumber = optionalText(context, itemIndex, given.customerNumber, 'Customer Number');
+	if (customerNumber) filters.customerNumber = customerNumber;
 	return filters;
 }

@@ -15,7 +15,7 @@ import {
 	returnAllProperty,
 	statusOptions,
 } from '../common.descriptions';
-import { isGiven, requireChoice, readLimit } from '../validation';
+import { isGiven, optionalText, readLimit, requireChoice } from '../validation';
 
 const properties: INodeProperties[] = [
 	returnAllProperty,
@@ -95,11 +95,12 @@ function readFilters(context: IExecuteFunctions, itemIndex: number): AssetFilter
 	if (isGiven(given.status)) {
 		filters.status = requireChoice(context, itemIndex, given.status, ASSET_STATUSES, 'Status');
 	}
-	const text = (value: unknown) => (isGiven(value) ? String(value).trim() : undefined);
-	const type = text(given.type);
-	const site = text(given.site);
-	const customerNumber = text(given.customerNumber);
-	const serialNumber = text(given.serialNumber);
+	const text = (value: unknown, displayName: string) =>
+		optionalText(context, itemIndex, value, displayName);
+	const type = text(given.type, 'Type');
+	const site = text(given.site, 'Site');
+	const customerNumber = text(given.customerNumber, 'Customer Number');
+	const serialNumber = text(given.serialNumber, 'Serial Number');
 	if (type) filters.type = type;
 	if (site) filters.site = site;
 	if (customerNumber) filters.customerNumber = customerNumber;

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { ServiceClient } from '../../transport';
 import { paths, SUBSCRIPTION_ID_PATTERN } from '../../transport/contract';
 import { recordLocator } from '../common.descriptions';
-import { requireText } from '../validation';
+import { requireIdentifier } from '../validation';
 
 const EXAMPLE = '3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47';
 
@@ -32,7 +32,7 @@ export async function execute(
 	client: ServiceClient,
 	itemIndex: number,
 ): Promise<IDataObject[]> {
-	const id = requireText(
+	const id = requireIdentifier(
 		this,
 		itemIndex,
 		this.getNodeParameter('subscriptionId', itemIndex, '', { extractValue: true }),

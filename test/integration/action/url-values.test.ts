@@ -1,0 +1,102 @@
+/**
+ * Values that go into the request URL, as the reliability fuzzing found them (test/reliability):
+ * whole characters arrive intact, half of one is refused before any request (URL encoders throw
+ * on it or silently change it), and an address too long for the service is explained.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { run as runNode, useTestbed } from './helpers';
+
+const bed = useTestbed({ invoices: 20, assets: 10 });
+
+// Values come from the input item, as from an expression: literal ones would meet the editor's
+// format check of each parameter first.
+const VALUE = '={{ $json.value }}';
+const locator = (mode: string) => ({ __rl: true, mode, value: VALUE });
+const invoiceGet = { resource: 'invoice', operation: 'get', invoiceNumber: locator('number') };
+const run = (parameters: IDataObject, value: string) =>
+	runNode(bed.testbed, parameters, { input: [{ json: { value } }] });
+
+describe('values in the URL', () => {
+	test('emoji, slashes, percent signs and control characters reach the service intact', async () => {
+		const { testbed } = bed;
+		const values = ['😀/%2F?#', 'a\u0000b\u001f', '..x', 'é e\u0301 ß'];
+		for (const value of values) {
+			const result = await run(invoiceGet, value);
+			expect(result.error?.message).toBe(`Invoice '${value}' was not found`);
+		}
+		expect(
+			testbed.sim.log.entries({ route: 'invoices.get' }).map((entry) => entry.params.invoiceNumber),
+		).toEqual(values);
+		expect(testbed.sim.log.count('unknown')).toBe(0);
+	});
+
+	test.each([
+		['Invoice Get, a lone high surrogate', invoiceGet, 'INV-\ud800', 'Invoice Number'],
+		[
+			'Managed Asset Get, a lone low surrogate',
+			{ resource: 'managedAsset', operation: 'get', assetId: locator('id') },
+			'\udc00AST',
+			'Asset ID',
+		],
+		[
+			'Invoice Get Many, a customer number cut in the middle of an emoji',
+			{
+				resource: 'invoice',
+				operation: 'getAll',
+				returnAll: false,
+				limit: 1,
+				filters: { customerNumber: VALUE },
+			},
+			'CUST-\ud83d',
+			'Customer Number',
+		],
+		[
+			'Managed Asset Get Many, a site with half a character',
+			{
+				resource: 'managedAsset',
+				operation: 'getAll',
+				returnAll: false,
+				limit: 1,
+				filters: { site: VALUE },
+			},
+			'\ud8001',
+			'Site',
+		],
+		[
+			'Subscription Delete, half a character',
+			{ resource: 'subscription', operation: 'delete', subscriptionId: locator('id') },
+			'x\udfff',
+			'Subscription',
+		],
+	])(
+		'%s is refused before any request, naming the parameter',
+		async (_label, parameters, value, name) => {
+			const { testbed } = bed;
+			const result = await run(parameters, value);
+			expect(result.error?.name).toBe('NodeOperationError');
+			expect(result.error?.message).toBe(`The ${name} contains a broken character [item 0]`);
+			expect(result.error?.description).toMatch(/unpaired UTF-16 surrogate/);
+			expect(testbed.sim.log.entries().filter((entry) => entry.route !== 'token')).toEqual([]);
+		},
+	);
+
+	test('Subscription Delete refuses "." and ".." like the other identifiers', async () => {
+		const { testbed } = bed;
+		for (const value of ['.', '..']) {
+			const result = await run(
+				{ resource: 'subscription', operation: 'delete', subscriptionId: locator('id') },
+				value,
+			);
+			expect(result.error?.message).toBe(`The Subscription "${value}" is not valid [item 0]`);
+		}
+		expect(testbed.sim.log.entries().filter((entry) => entry.route !== 'token')).toEqual([]);
+	});
+
+	test('an address too long for the service is explained', async () => {
+		const result = await run(invoiceGet, 'é'.repeat(5000));
+		expect(result.error?.name).toBe('NodeApiError');
+		expect(result.error?.message).toBe('The request’s address is too long for the service');
+		expect(result.error?.description).toMatch(/too long: check the node parameters/);
+	});
+});
