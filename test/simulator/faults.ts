@@ -1,7 +1,8 @@
 /**
  * Fault injection per route. The first active rule that matches a request's route and method
  * (and passes its probability roll, from a seeded RNG) applies to it; a rule with `times` is
- * removed once used up. Faults apply before authentication, like a gateway in front of the service.
+ * removed once used up. Faults apply before authentication, like a gateway in front of the service;
+ * with `afterHandling`, the request is handled first and only its answer is lost or replaced.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -99,6 +100,12 @@ export function validateFault(rule: FaultRule) {
 	}
 	if (rule.drop && rule.status !== undefined) {
 		throw new Error('A fault either drops the connection or answers with a status, not both.');
+	}
+	if (rule.afterHandling !== undefined && typeof rule.afterHandling !== 'boolean') {
+		throw new Error('Fault afterHandling must be a boolean.');
+	}
+	if (rule.afterHandling && !rule.drop && rule.status === undefined) {
+		throw new Error('A fault with afterHandling needs drop or status.');
 	}
 	if (!rule.drop && rule.status === undefined && rule.latencyMs === undefined) {
 		throw new Error('A fault needs at least one of status, drop or latencyMs.');

@@ -18,6 +18,7 @@ import {
 	toServiceTimestamp,
 } from '../../nodes/InvoicingAssets/transport/contract';
 import type { SimulatorClock } from './clock';
+import { SecretRecord } from './secret-record';
 import {
 	ENVIRONMENTS,
 	type ClientRecord,
@@ -45,7 +46,10 @@ export type ClientCheck =
 export class ClientRegistry {
 	private clients = new Map<string, StoredClient>();
 
-	constructor(private readonly clock: SimulatorClock) {}
+	constructor(
+		private readonly clock: SimulatorClock,
+		private readonly secrets = new SecretRecord(),
+	) {}
 
 	get size(): number {
 		return this.clients.size;
@@ -62,10 +66,13 @@ export class ClientRegistry {
 		}
 		if (this.clients.has(clientId))
 			throw new Error(`Client ID '${clientId}' is already registered.`);
-		const clientSecret = registration.clientSecret ?? randomBytes(30).toString('base64url');
+		const clientSecret =
+			registration.clientSecret ??
+			this.secrets.make('clientSecret', randomBytes(30).toString('base64url'));
 		if (typeof clientSecret !== 'string' || clientSecret.length < 8) {
 			throw new Error('clientSecret must be a string of at least 8 characters.');
 		}
+		if (registration.clientSecret !== undefined) this.secrets.note('clientSecret', clientSecret);
 		const scope = registration.scope ?? DEFAULT_SCOPE;
 		if (typeof scope !== 'string' || !scope.endsWith(SCOPE_SUFFIX)) {
 			throw new Error(`scope must end with '${SCOPE_SUFFIX}'.`);
@@ -103,10 +110,12 @@ export class ClientRegistry {
 	rotateSecret(clientId: string, newSecret?: string): ClientRecord {
 		const stored = this.clients.get(clientId);
 		if (!stored) throw new Error(`Client ID '${clientId}' is not registered.`);
-		const clientSecret = newSecret ?? randomBytes(30).toString('base64url');
+		const clientSecret =
+			newSecret ?? this.secrets.make('clientSecret', randomBytes(30).toString('base64url'));
 		if (typeof clientSecret !== 'string' || clientSecret.length < 8) {
 			throw new Error('clientSecret must be a string of at least 8 characters.');
 		}
+		if (newSecret !== undefined) this.secrets.note('clientSecret', clientSecret);
 		stored.secretHash = hashSecret(clientSecret);
 		return toRecord(stored, clientSecret);
 	}
@@ -151,6 +160,7 @@ export class TokenStore {
 	constructor(
 		private readonly clock: SimulatorClock,
 		private readonly clients: ClientRegistry,
+		private readonly secrets = new SecretRecord(),
 	) {}
 
 	get issued(): number {
@@ -163,7 +173,7 @@ export class TokenStore {
 	} {
 		const nowMs = this.clock.nowMs();
 		if (this.tokens.size > 10_000) this.prune(nowMs);
-		const accessToken = randomBytes(32).toString('base64url');
+		const accessToken = this.secrets.make('token', randomBytes(32).toString('base64url'));
 		this.tokens.set(accessToken, {
 			clientId: client.clientId,
 			environment: client.environment,

@@ -36,6 +36,7 @@ import { DeliveryEngine } from './deliveries';
 import { FaultInjector } from './faults';
 import { clientJson, ClientRegistry, TokenStore } from './identity';
 import { RequestLog } from './request-log';
+import { SecretRecord } from './secret-record';
 import { createRequestHandler, SANDBOX_PATH_PREFIX } from './routes';
 import { Sleeper } from './sleeper';
 import { SubscriptionStore } from './subscriptions';
@@ -63,6 +64,7 @@ import type {
 
 export * from './types';
 export { DEFAULT_SCOPE } from './identity';
+export { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from './secret-record';
 export { DEFAULT_PAGE_SIZE, SANDBOX_PATH_PREFIX } from './routes';
 export { ASSET_FIELDS, INVOICE_FIELDS, INVOICE_LINE_FIELDS } from './data';
 
@@ -180,8 +182,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	};
 
 	const clock = new SimulatorClock();
-	const clients = new ClientRegistry(clock);
-	const tokens = new TokenStore(clock, clients);
+	const secretRecord = new SecretRecord();
+	const clients = new ClientRegistry(clock, secretRecord);
+	const tokens = new TokenStore(clock, clients, secretRecord);
 	const log = new RequestLog(tokens, options.logLimit);
 	const data = new DataStore({
 		invoices: options.invoices,
@@ -207,6 +210,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		faults,
 		log,
 		sleeper,
+		secretRecord,
 		serviceUrl: () => urls.service,
 	};
 
@@ -367,6 +371,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			closing ??= (async () => {
 				sleeper.cancelAll();
 				await Promise.all([stopServers(), deliveries.close()]);
+				secretRecord.saveLogs({ requests: log.entries(), deliveries: deliveries.entries() });
 				removeTemporaryDirs();
 			})();
 			return closing;

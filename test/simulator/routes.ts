@@ -52,8 +52,9 @@ import {
 	type SimResponse,
 } from './http-util';
 import { formatExpiry, type ClientRegistry, type TokenStore } from './identity';
-import { redactQuery } from './redact';
+import { redactQuery, secretsOfUrl } from './redact';
 import type { RequestLog } from './request-log';
+import type { SecretRecord } from './secret-record';
 import type { Sleeper } from './sleeper';
 import { validateSubscriptionRequest, type SubscriptionStore } from './subscriptions';
 import type { ActiveFault, Environment, RequestLogEntry, RouteName } from './types';
@@ -71,6 +72,8 @@ export interface RouteContext {
 	faults: FaultInjector;
 	log: RequestLog;
 	sleeper: Sleeper;
+	/** Where secret-hygiene runs record the delivery keys of created subscriptions. */
+	secretRecord?: SecretRecord;
 	/** The production service URL, for Location headers. */
 	serviceUrl: () => string;
 }
@@ -238,7 +241,8 @@ async function handle(
 	if (match.kind === 'unknown') return finish(unknownRoute(listener, method, match.allow));
 
 	const fault = ctx.faults.take(match.route, method);
-	if (fault) {
+	const lateFault = fault?.afterHandling ? fault : undefined;
+	if (fault && !lateFault) {
 		if (fault.latencyMs !== undefined) {
 			entry.fault = 'latency';
 			if (!(await ctx.sleeper.sleep(fault.latencyMs))) {
@@ -257,21 +261,55 @@ async function handle(
 		}
 	}
 
+	const answer = respond(ctx, match.route, params, search, req, body.body, info, environment);
+	if (lateFault) {
+		// The service did the work; the answer is lost or replaced on its way back.
+		if (lateFault.latencyMs !== undefined && !(await ctx.sleeper.sleep(lateFault.latencyMs))) {
+			req.socket.destroy();
+			return finish(null);
+		}
+		if (lateFault.drop) {
+			entry.fault = 'drop';
+			req.socket.destroy();
+			return finish(null);
+		}
+		entry.fault = 'status';
+		return finish(faultResponse(listener, lateFault));
+	}
+	return finish(answer);
+}
+
+function respond(
+	ctx: RouteContext,
+	route: RouteName,
+	params: Record<string, string> | undefined,
+	search: URLSearchParams,
+	req: IncomingMessage,
+	body: Buffer,
+	info: RequestInfo,
+	environment: Environment | null,
+): SimResponse {
 	if (!params) {
-		return finish(
-			serviceError(400, 'invalid_path', 'A path parameter is not valid percent-encoding.', null),
+		return serviceError(
+			400,
+			'invalid_path',
+			'A path parameter is not valid percent-encoding.',
+			null,
 		);
 	}
-	if (match.route === 'token') return finish(handleToken(ctx, req, body.body, info));
+	if (route === 'token') return handleToken(ctx, req, body, info);
 
 	if (!acceptsJson(req.headers.accept)) {
-		return finish(
-			serviceError(406, 'not_acceptable', `This service only answers ${JSON_MEDIA_TYPE}.`, null),
+		return serviceError(
+			406,
+			'not_acceptable',
+			`This service only answers ${JSON_MEDIA_TYPE}.`,
+			null,
 		);
 	}
 	const auth = authenticate(ctx, req.headers.authorization, environment ?? 'production', info);
-	if (auth) return finish(auth);
-	return finish(handleService(ctx, match.route, params, search, req, body.body));
+	if (auth) return auth;
+	return handleService(ctx, route, params, search, req, body);
 }
 
 /* ------------------------------------------------------------------ token */
@@ -461,6 +499,9 @@ function createSubscription(ctx: RouteContext, req: IncomingMessage, body: Buffe
 		return serviceError(400, validation.code, validation.message, validation.details);
 	}
 	const subscription = ctx.subscriptions.create(validation.value, ctx.clock.timestamp());
+	for (const secret of secretsOfUrl(subscription.notificationUrl)) {
+		ctx.secretRecord?.note('deliveryKey', secret);
+	}
 	return {
 		status: 201,
 		body: subscription.id,

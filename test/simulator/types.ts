@@ -64,6 +64,11 @@ export interface FaultRule {
 	latencyMs?: number;
 	/** Destroy the socket without a response. */
 	drop?: boolean;
+	/**
+	 * Handle the request first (the service does the work), then drop the connection or answer
+	 * `status` instead of the real answer: an answer lost on its way back. Before handling otherwise.
+	 */
+	afterHandling?: boolean;
 	/** Apply to the next N matching requests only; every matching request otherwise. */
 	times?: number;
 	/** Apply to a matching request with this probability (seeded RNG); always otherwise. */

@@ -112,6 +112,34 @@ describe('faults', () => {
 		expect(dropped).toMatchObject({ status: null, fault: 'drop' });
 	});
 
+	test('afterHandling lets the service do the work, then loses or replaces the answer', async () => {
+		const create = () =>
+			call(agent, `${sim.serviceUrl}${paths.subscriptions}`, {
+				method: 'POST',
+				token,
+				json: { notificationUrl: 'https://example.com/late', eventTypes: null, description: null },
+			});
+		const before = sim.subscriptions.size;
+		sim.faults.add({ route: 'subscriptions.create', drop: true, afterHandling: true, times: 1 });
+		await expect(create()).rejects.toThrow(/socket|closed|reset/i);
+		expect(sim.subscriptions.size).toBe(before + 1);
+		sim.faults.add({ route: 'subscriptions.create', status: 502, afterHandling: true, times: 1 });
+		expect((await create()).status).toBe(502);
+		expect(sim.subscriptions.size).toBe(before + 2);
+		const late = sim.log.entries({ route: 'subscriptions.create' }).slice(-2);
+		expect(late.map((entry) => [entry.status, entry.fault])).toEqual([
+			[null, 'drop'],
+			[502, 'status'],
+		]);
+		for (const subscription of sim.subscriptions.list()) {
+			if (subscription.notificationUrl === 'https://example.com/late')
+				sim.subscriptions.delete(subscription.id);
+		}
+		expect(() =>
+			sim.faults.add({ route: 'invoices.get', latencyMs: 5, afterHandling: true }),
+		).toThrow(/afterHandling needs drop or status/);
+	});
+
 	test('method limits a fault, and custom bodies and headers are sent as given', async () => {
 		sim.faults.add({
 			route: 'subscriptions.create',
