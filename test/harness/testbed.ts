@@ -1,6 +1,11 @@
 import type { ICredentialDataDecryptedObject, INodeCredentialsDetails } from 'n8n-workflow';
 
-import { startSimulator, type ClientRecord, type Simulator, type SimulatorOptions } from '../simulator';
+import {
+	startSimulator,
+	type ClientRecord,
+	type Simulator,
+	type SimulatorOptions,
+} from '../simulator';
 import { Harness } from './workflow';
 
 /** The credential a user would enter for this simulator client. */
