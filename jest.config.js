@@ -4,16 +4,20 @@
  * @type {import('jest').Config}
  */
 const endToEnd = process.env.JEST_SUITE === 'e2e';
+/** `npm run test:queue` (JEST_SUITE=queue): the scenario on n8n's queue mode, test/queue. */
+const queueMode = process.env.JEST_SUITE === 'queue';
 
 module.exports = {
 	testEnvironment: 'node',
 	rootDir: __dirname,
-	testMatch: endToEnd
-		? ['<rootDir>/test/e2e/**/*.test.ts']
-		: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/integration/**/*.test.ts'],
+	testMatch: queueMode
+		? ['<rootDir>/test/queue/**/*.test.ts']
+		: endToEnd
+			? ['<rootDir>/test/e2e/**/*.test.ts']
+			: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/integration/**/*.test.ts'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }],
 	},
 	setupFiles: ['<rootDir>/test/harness/setup-env.ts'],
-	testTimeout: endToEnd ? 10 * 60_000 : 60_000,
+	testTimeout: queueMode ? 20 * 60_000 : endToEnd ? 10 * 60_000 : 60_000,
 };

@@ -26,6 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 
 import { findCertificateAuthority, issueCertificate } from '../simulator/tls';
+import { copyArtifacts, exportArtifacts } from './artifacts';
 import { ensureN8n, type N8nInstallation } from './install';
 import { installPackage } from './package';
 
@@ -70,6 +71,16 @@ export interface N8nOptions {
 	port?: number;
 	owner?: { email: string; password: string };
 	env?: Record<string, string>;
+	/**
+	 * The n8n command: `start` (the default), or in queue mode `worker` (its health server,
+	 * plain http on 127.0.0.1:`port`, tells readiness) or `webhook` (serves production webhooks
+	 * on `port`).
+	 */
+	command?: 'start' | 'worker' | 'webhook';
+	/** Extra command-line arguments, e.g. `--concurrency=5` for a worker. */
+	args?: string[];
+	/** N8N_ENCRYPTION_KEY: random per instance unless given (queue mode: the same on every process). */
+	encryptionKey?: string;
 }
 
 export interface HttpAnswer<T = unknown> {
@@ -97,7 +108,7 @@ export class N8nInstance {
 
 	private apiKey?: string;
 
-	private readonly encryptionKey = randomBytes(24).toString('hex');
+	private readonly encryptionKey: string;
 
 	private readonly ownsUserFolder: boolean;
 
@@ -121,6 +132,7 @@ export class N8nInstance {
 			password: `Aa1-${randomBytes(12).toString('hex')}`,
 		};
 		this.extraEnv = { ...(options.env ?? {}) };
+		this.encryptionKey = options.encryptionKey ?? randomBytes(24).toString('hex');
 		mkdirSync(join(this.userFolder, 'tmp'), { recursive: true });
 		installPackage(this.userFolder);
 		const ca = findCertificateAuthority(options.caDir ?? process.env.INVOICING_SIM_CA_DIR ?? '');
@@ -140,7 +152,13 @@ export class N8nInstance {
 	}
 
 	get url(): string {
+		if (this.options.command === 'worker') return `http://127.0.0.1:${this.port}`;
 		return `${this.https ? 'https' : 'http'}://localhost:${this.port}`;
+	}
+
+	/** The process-group id of the running n8n (its pid), if started. */
+	get pid(): number | undefined {
+		return this.child?.pid;
 	}
 
 	get logPath(): string {
@@ -201,10 +219,18 @@ export class N8nInstance {
 						N8N_SSL_CERT: this.certificate.certPath,
 					}
 				: { N8N_SECURE_COOKIE: 'false' }),
+			...(this.options.command === 'worker'
+				? {
+						QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+						QUEUE_HEALTH_CHECK_PORT: String(this.port),
+						N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+					}
+				: {}),
 			...this.extraEnv,
 		};
 		const logFile = openSync(this.logPath, 'a');
-		this.child = spawn(this.installation.node, [this.installation.bin, 'start'], {
+		const command = [this.options.command ?? 'start', ...(this.options.args ?? [])];
+		this.child = spawn(this.installation.node, [this.installation.bin, ...command], {
 			env,
 			detached: true,
 			stdio: ['ignore', logFile, logFile],
@@ -257,7 +283,9 @@ export class N8nInstance {
 
 	/** Stops n8n and removes its folder (when this instance created it). */
 	async dispose(): Promise<void> {
+		const artifacts = await exportArtifacts(this, this.options.name);
 		await this.stop();
+		copyArtifacts(this, artifacts);
 		await this.dispatcher?.close();
 		if (this.ownsUserFolder) rmSync(this.userFolder, { recursive: true, force: true });
 	}

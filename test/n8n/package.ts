@@ -5,7 +5,7 @@
  * community packages (`<user folder>/.n8n/nodes/node_modules/<name>`).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -31,10 +31,21 @@ export function packPackage(): string {
 	if (packed) return packed;
 	run('npm', ['run', '--silent', 'build']);
 	const destination = mkdtempSync(join(tmpdir(), 'invoicing-assets-pack-'));
+	process.once('exit', () => rmSync(destination, { recursive: true, force: true }));
 	const output = run('npm', ['pack', '--silent', '--pack-destination', destination]);
 	const tarball = output.trim().split('\n').pop() ?? '';
 	packed = join(destination, tarball);
 	return packed;
+}
+
+/**
+ * Removes the packed tarball's folder (also done at process exit, which jest's sandbox does not
+ * report to test files: suites call this from afterAll).
+ */
+export function disposePackedPackage() {
+	if (!packed) return;
+	rmSync(dirname(packed), { recursive: true, force: true });
+	packed = undefined;
 }
 
 /** Installs the packed package as n8n's community-package installer would, without its peers. */

@@ -1,0 +1,552 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
+/**
+ * The end-to-end scenario on n8n's queue mode: one main process (API, trigger registration),
+ * two workers (executions) and one webhook process (deliveries), sharing Redis and PostgreSQL,
+ * each with the packed package installed. A single n8n instance runs the same workflow and load
+ * first, so that the throughput figures compare runs on the same machine at the same time.
+ *
+ * Sizes (env): QUEUE_DELIVERIES (genuine deliveries, 200), QUEUE_LOAD_CONCURRENCY (events in
+ * flight at once, 20). `.ci/run` runs a smaller version. The figures are printed at the end.
+ */
+import { randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
+import { NODE_NAMES, CREDENTIAL_TYPE, invoiceToAssetWorkflow } from '../e2e/workflows';
+import { N8nInstance } from '../n8n/instance';
+import { disposePackedPackage } from '../n8n/package';
+import { startSimulator, type DeliveryOutcome, type Simulator } from '../simulator';
+import { QueueCluster } from './cluster';
+import { cpuSecondsOfGroups } from './cpu';
+
+jest.setTimeout(20 * 60_000);
+
+const MINUTE = 60_000;
+
+function sizeFromEnv(name: string, fallback: number): number {
+	const value = Number(process.env[name]);
+	return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+const DELIVERIES = sizeFromEnv('QUEUE_DELIVERIES', 200);
+const CONCURRENCY = sizeFromEnv('QUEUE_LOAD_CONCURRENCY', 20);
+const DUPLICATED_EVENTS = Math.max(5, Math.round(DELIVERIES / 20));
+const TOKEN_LOAD = Math.max(20, Math.round(DELIVERIES / 5));
+
+interface ExecutionSummary {
+	id: string;
+	status: string;
+	mode: string;
+	startedAt: string;
+	stoppedAt: string | null;
+}
+
+interface ExecutionWithData extends ExecutionSummary {
+	data?: {
+		resultData: {
+			runData: Record<
+				string,
+				Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }>> } }>
+			>;
+		};
+	};
+}
+
+let sim: Simulator;
+let single: N8nInstance | undefined;
+let cluster: QueueCluster | undefined;
+let workflowId: string;
+const webhookId = randomUUID();
+const figures: string[] = [];
+interface LoadFigures {
+	perSecond: number;
+	cpuMsPerDelivery: number;
+}
+const rates: { single?: LoadFigures; queue?: LoadFigures } = {};
+
+/** Runs the genuine-delivery load against `instance`'s workflow and measures it. */
+async function measuredLoad(instance: N8nInstance, id: string, groups: () => number[]) {
+	const before = await listExecutions(instance, id);
+	const tokensBefore = sim.log.tokensIssued();
+	const cpuBefore = cpuSecondsOfGroups(groups());
+	const { startedAt, outcomes } = await deliverLoad(DELIVERIES, CONCURRENCY);
+	expectAllDelivered(outcomes, DELIVERIES);
+	const runs = await newExecutions(instance, id, before, DELIVERIES);
+	const cpuSeconds = cpuSecondsOfGroups(groups()) - cpuBefore;
+	const { seconds, perSecond } = throughput(startedAt, runs);
+	const cpuMsPerDelivery = (cpuSeconds * 1000) / DELIVERIES;
+	const summary = `${DELIVERIES} deliveries → ${runs.filter((entry) => entry.status === 'success').length} successful executions in ${seconds.toFixed(1)} s = ${perSecond.toFixed(2)} deliveries/s; CPU ${cpuSeconds.toFixed(1)} s = ${cpuMsPerDelivery.toFixed(0)} ms per delivery; load average ${loadavg()[0].toFixed(1)}; token exchanges ${sim.log.tokensIssued() - tokensBefore}`;
+	return { runs, figures: { perSecond, cpuMsPerDelivery }, summary };
+}
+
+function figure(line: string) {
+	figures.push(line);
+	process.stdout.write(`[queue figures] ${line}\n`);
+}
+
+function queue(): QueueCluster {
+	if (!cluster) throw new Error('the queue-mode cluster is not running');
+	return cluster;
+}
+
+async function waitFor<T>(
+	what: string,
+	probe: () => Promise<T | undefined | false> | T | undefined | false,
+	timeoutMs = 120_000,
+): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await probe();
+		if (value !== undefined && value !== false) return value;
+		if (Date.now() > deadline)
+			throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		await sleep(250);
+	}
+}
+
+function subscriptionsOf(id: string) {
+	return sim.subscriptions
+		.list()
+		.filter((subscription) => subscription.notificationUrl.includes(id));
+}
+
+/** Every execution of the workflow, following the public API's cursor. */
+async function listExecutions(instance: N8nInstance, id: string): Promise<ExecutionSummary[]> {
+	const all: ExecutionSummary[] = [];
+	let cursor: string | undefined;
+	do {
+		const answer = await instance.api<{ data: ExecutionSummary[]; nextCursor?: string | null }>(
+			'GET',
+			`/executions?workflowId=${id}&limit=250${cursor ? `&cursor=${cursor}` : ''}`,
+		);
+		expect(answer.status).toBe(200);
+		all.push(...answer.body.data);
+		cursor = answer.body.nextCursor ?? undefined;
+	} while (cursor);
+	return all;
+}
+
+const UNFINISHED = new Set(['new', 'running', 'waiting', 'queued']);
+
+/** Waits until at least `count` executions exist and none of them is still going. */
+async function waitForExecutions(
+	instance: N8nInstance,
+	id: string,
+	count: number,
+	timeoutMs = 10 * MINUTE,
+): Promise<ExecutionSummary[]> {
+	return await waitFor(
+		`${count} finished executions`,
+		async () => {
+			const list = await listExecutions(instance, id);
+			return list.length >= count && list.every((entry) => !UNFINISHED.has(entry.status))
+				? list
+				: undefined;
+		},
+		timeoutMs,
+	);
+}
+
+let assetCursor = 0;
+
+function issueInvoiceBillingAnAsset() {
+	const assets = sim.data.assets();
+	const asset = assets[assetCursor++ % assets.length];
+	return sim.issueInvoice({
+		customerNumber: asset.customerNumber,
+		lines: [
+			{
+				assetId: asset.assetId,
+				description: 'Managed service',
+				quantity: 1,
+				unitPrice: 120,
+				amount: 120,
+			},
+		],
+	});
+}
+
+/**
+ * Issues `count` invoices, keeping `concurrency` events in flight (each is delivered by the
+ * simulator to every subscription); `onIssue` runs before each one is issued.
+ */
+async function deliverLoad(
+	count: number,
+	concurrency: number,
+	onIssue?: (issued: number) => void,
+): Promise<{ startedAt: number; outcomes: DeliveryOutcome[] }> {
+	const startedAt = Date.now();
+	const outcomes: DeliveryOutcome[] = [];
+	let issued = 0;
+	const lane = async () => {
+		while (issued < count) {
+			issued++;
+			onIssue?.(issued);
+			const { event } = issueInvoiceBillingAnAsset();
+			outcomes.push(...(await event.done));
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
+	return { startedAt, outcomes };
+}
+
+/** The executions that are not in `before`, once `count` of them have finished. */
+async function newExecutions(
+	instance: N8nInstance,
+	id: string,
+	before: ExecutionSummary[],
+	count: number,
+): Promise<ExecutionSummary[]> {
+	const known = new Set(before.map((entry) => entry.id));
+	const list = await waitForExecutions(instance, id, before.length + count);
+	return list.filter((entry) => !known.has(entry.id));
+}
+
+/** Deliveries per second from the first issued event to the last execution's end. */
+function throughput(startedAt: number, runs: ExecutionSummary[]) {
+	const lastStop = Math.max(...runs.map((entry) => Date.parse(entry.stoppedAt ?? '')));
+	const seconds = (lastStop - startedAt) / 1000;
+	return { seconds, perSecond: runs.length / seconds };
+}
+
+function credentialData() {
+	return {
+		environment: 'production',
+		baseUrl: sim.serviceUrl,
+		identityUrl: sim.identityUrl,
+		scope: sim.defaultClient.scope,
+		clientId: sim.defaultClient.clientId,
+		clientSecret: sim.defaultClient.clientSecret,
+	};
+}
+
+/** Creates the credential and the workflow on `instance`, tests the credential, publishes. */
+async function publishWorkflow(instance: N8nInstance, hookId: string) {
+	const created = await instance.api<{ id: string; name: string }>('POST', '/credentials', {
+		name: 'Invoicing & Assets account',
+		type: CREDENTIAL_TYPE,
+		data: credentialData(),
+	});
+	if (created.status !== 200) throw new Error(`credential: ${created.status} ${created.text}`);
+	const tested = await instance.api<{ status: string }>(
+		'POST',
+		`/credentials/${created.body.id}/test`,
+	);
+	expect(tested.body).toMatchObject({ status: 'OK' });
+	const reference = { id: created.body.id, name: created.body.name };
+	const workflow = await instance.api<{ id: string }>(
+		'POST',
+		'/workflows',
+		invoiceToAssetWorkflow(reference, hookId),
+	);
+	expect(workflow.status).toBe(200);
+	expect((await instance.api('POST', `/workflows/${workflow.body.id}/publish`)).status).toBe(200);
+	const [subscription] = await waitFor('the subscription', () =>
+		subscriptionsOf(hookId).length === 1 ? subscriptionsOf(hookId) : undefined,
+	);
+	return { credential: reference, workflowId: workflow.body.id, subscription };
+}
+
+function expectAllDelivered(outcomes: DeliveryOutcome[], count: number) {
+	const delivered = outcomes.filter(
+		(outcome) => outcome.result === 'delivered' && outcome.lastStatus === 200,
+	);
+	expect({ delivered: delivered.length, other: outcomes.length - delivered.length }).toEqual({
+		delivered: count,
+		other: 0,
+	});
+}
+
+/** Which worker ran each execution, from the "Worker started execution <id>" log lines. */
+function workerSplit(ids: string[]): Record<string, number> {
+	const ranBy = new Map<string, string>();
+	queue().workers.forEach((worker, index) => {
+		for (const match of worker.log().matchAll(/Worker started execution (\d+)\b/g)) {
+			ranBy.set(match[1], `worker${index + 1}`);
+		}
+	});
+	const split: Record<string, number> = {};
+	for (const worker of queue().workers.keys()) split[`worker${worker + 1}`] = 0;
+	split.unknown = 0;
+	for (const id of ids) split[ranBy.get(id) ?? 'unknown']++;
+	return split;
+}
+
+function formatSplit(split: Record<string, number>) {
+	return Object.entries(split)
+		.filter(([name, count]) => name !== 'unknown' || count > 0)
+		.map(([name, count]) => `${name} ${count}`)
+		.join(', ');
+}
+
+/** The delivery key of our subscription, as the service holds it (for hand-made deliveries). */
+function deliveryKey(): string {
+	const [subscription] = subscriptionsOf(webhookId);
+	return new URL(subscription.notificationUrl).searchParams.get(DELIVERY_KEY_PARAMETER) ?? '';
+}
+
+async function post(instance: N8nInstance, query: string, body: unknown) {
+	const answer = await instance.http('POST', `/webhook/${webhookId}/webhook${query}`, {
+		rawBody: JSON.stringify(body),
+		headers: { 'content-type': 'application/json' },
+	});
+	return answer.status;
+}
+
+function tokenFigures() {
+	return {
+		tokens: sim.log.tokensIssued(),
+		refused:
+			sim.log.count('invoices.get', { status: 401 }) + sim.log.count('assets.get', { status: 401 }),
+	};
+}
+
+beforeAll(async () => {
+	sim = await startSimulator({
+		invoices: 40,
+		assets: 30,
+		delivery: { retrySchedule: [500, 1000, 2000, 4000], timeoutMs: 30_000 },
+	});
+	figure(
+		`load: ${DELIVERIES} genuine deliveries, ${CONCURRENCY} events in flight at once, on ${cpus().length} cores`,
+	);
+});
+
+afterAll(async () => {
+	await single?.dispose();
+	await cluster?.dispose();
+	await sim?.close();
+	disposePackedPackage();
+	process.stdout.write(
+		`\n=== queue mode figures ===\n${figures.map((line) => `  ${line}`).join('\n')}\n\n`,
+	);
+});
+
+test('baseline: a single n8n instance runs the same workflow and load', async () => {
+	single = new N8nInstance({ name: 'queue-baseline' });
+	await single.start();
+	const hookId = randomUUID();
+	const published = await publishWorkflow(single, hookId);
+	const instance = single;
+	const {
+		runs,
+		figures: measured,
+		summary,
+	} = await measuredLoad(instance, published.workflowId, () => [instance.pid ?? 0]);
+	expect(runs.filter((entry) => entry.status === 'success')).toHaveLength(DELIVERIES);
+	rates.single = measured;
+	figure(`single instance: ${summary}`);
+
+	expect((await single.api('POST', `/workflows/${published.workflowId}/unpublish`)).status).toBe(
+		200,
+	);
+	await waitFor('no subscription of the baseline', () => subscriptionsOf(hookId).length === 0);
+	await single.dispose();
+	single = undefined;
+});
+
+test('queue mode: Redis, PostgreSQL, main, two workers and a webhook process start with the package on each', async () => {
+	const started = Date.now();
+	cluster = await QueueCluster.start({ workers: 2 });
+	figure(
+		`queue-mode cluster (Redis, PostgreSQL, main, 2 workers, 1 webhook process) up in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+	);
+	for (const member of cluster.processes) expect(member.pid).toBeGreaterThan(0);
+	for (const worker of cluster.workers) expect(worker.log()).toMatch(/n8n worker is now ready/);
+	expect(cluster.webhooks[0].log()).toMatch(/Webhook listener waiting for requests/);
+});
+
+test('publish → exactly one subscription, created by the main, whose URL is the webhook process', async () => {
+	const { main, webhooks } = queue();
+	const createsBefore = sim.log.count('subscriptions.create');
+	const published = await publishWorkflow(main, webhookId);
+	workflowId = published.workflowId;
+
+	await sleep(2000);
+	expect(subscriptionsOf(webhookId)).toHaveLength(1);
+	expect(sim.log.count('subscriptions.create') - createsBefore).toBe(1);
+	const url = new URL(published.subscription.notificationUrl);
+	expect(url.origin).toBe(webhooks[0].url);
+	expect(url.origin).not.toBe(main.url);
+	expect(url.pathname).toBe(`/webhook/${webhookId}/webhook`);
+	expect(url.searchParams.get(DELIVERY_KEY_PARAMETER)?.length).toBeGreaterThanOrEqual(32);
+
+	// The main serves no production webhooks: deliveries can only go through the webhook process.
+	expect(await post(main, `?${DELIVERY_KEY_PARAMETER}=${deliveryKey()}`, {})).toBe(404);
+	figure(
+		`publish: 1 subscription, notificationUrl on the webhook process (${url.origin}); the main answers 404 on /webhook/`,
+	);
+});
+
+test(`${DELIVERIES} genuine deliveries → ${DELIVERIES} successful executions, spread over both workers`, async () => {
+	const current = queue();
+	const { main } = current;
+	const {
+		runs,
+		figures: measured,
+		summary,
+	} = await measuredLoad(main, workflowId, () => current.processGroups);
+	expect(runs).toHaveLength(DELIVERIES);
+	expect(runs.filter((entry) => entry.status === 'success')).toHaveLength(DELIVERIES);
+	expect(runs.every((entry) => entry.mode === 'webhook')).toBe(true);
+
+	// One execution read back in full: the trigger's event, the invoice and its asset.
+	const full = await main.api<ExecutionWithData>(
+		'GET',
+		`/executions/${runs[0].id}?includeData=true`,
+	);
+	const runData = full.body.data?.resultData.runData ?? {};
+	const event = runData[NODE_NAMES.trigger][0].data?.main[0][0].json;
+	const invoice = runData[NODE_NAMES.invoice][0].data?.main[0][0].json;
+	const asset = runData[NODE_NAMES.asset][0].data?.main[0][0].json;
+	expect(invoice).toMatchObject({
+		invoiceNumber: (event?.data as { invoiceNumber: string }).invoiceNumber,
+	});
+	expect(asset).toMatchObject({
+		assetId: (invoice?.lines as Array<{ assetId: string }>)[0].assetId,
+	});
+	expect(full.text).not.toContain(deliveryKey());
+	expect(full.text).not.toContain(sim.defaultClient.clientSecret);
+
+	const split = workerSplit(runs.map((entry) => entry.id));
+	expect(split.unknown).toBe(0);
+	expect(split.worker1).toBeGreaterThan(0);
+	expect(split.worker2).toBeGreaterThan(0);
+	expect(split.worker1 + split.worker2).toBe(DELIVERIES);
+
+	rates.queue = measured;
+	figure(`queue mode: ${summary}`);
+	figure(`worker split: ${formatSplit(split)}`);
+	if (rates.single) {
+		figure(
+			`queue mode vs single instance, same machine, same run: ${(measured.perSecond / rates.single.perSecond).toFixed(2)}× the deliveries per second (${measured.perSecond.toFixed(2)} vs ${rates.single.perSecond.toFixed(2)}), ${(measured.cpuMsPerDelivery / rates.single.cpuMsPerDelivery).toFixed(2)}× the CPU per delivery (${measured.cpuMsPerDelivery.toFixed(0)} vs ${rates.single.cpuMsPerDelivery.toFixed(0)} ms)`,
+		);
+	}
+});
+
+test('forged deliveries to the webhook process get 401 and start nothing', async () => {
+	const { main, webhooks } = queue();
+	const event = {
+		eventId: randomUUID(),
+		eventType: 'invoice.issued',
+		occurredAt: '2026-11-22T10:00:00Z',
+		subscriptionId: subscriptionsOf(webhookId)[0].id,
+		data: { invoiceNumber: sim.data.invoices()[0].invoiceNumber },
+	};
+	const before = (await listExecutions(main, workflowId)).length;
+	const answers = [
+		await post(webhooks[0], '', event),
+		await post(webhooks[0], `?${DELIVERY_KEY_PARAMETER}=${'A'.repeat(43)}`, event),
+		await post(webhooks[0], `?${DELIVERY_KEY_PARAMETER}=${deliveryKey().slice(0, -1)}x`, event),
+	];
+	expect(answers).toEqual([401, 401, 401]);
+	await sleep(3000);
+	const after = (await listExecutions(main, workflowId)).length;
+	expect(after - before).toBe(0);
+	figure(
+		`forged: ${answers.length} deliveries → ${answers.length}× 401, ${after - before} executions`,
+	);
+});
+
+test('re-deliveries through the one webhook process start no second execution', async () => {
+	const { main } = queue();
+	const before = await listExecutions(main, workflowId);
+	sim.deliveries.setOptions({ duplicate: true });
+	try {
+		const { outcomes } = await deliverLoad(DUPLICATED_EVENTS, DUPLICATED_EVENTS);
+		expectAllDelivered(outcomes, DUPLICATED_EVENTS * 2);
+	} finally {
+		sim.deliveries.setOptions({ duplicate: false });
+	}
+	await newExecutions(main, workflowId, before, DUPLICATED_EVENTS);
+	await sleep(3000);
+	const runs = (await waitForExecutions(main, workflowId, before.length)).length - before.length;
+	expect(runs).toBe(DUPLICATED_EVENTS);
+	figure(
+		`repeats, one webhook process: ${DUPLICATED_EVENTS} events delivered twice (all answered 200) → ${runs} executions, ${DUPLICATED_EVENTS * 2 - runs} repeats ignored`,
+	);
+});
+
+test('the repeated-event memory is per webhook process: a second process and a restart each let a repeat in', async () => {
+	const current = queue();
+	const [first] = current.webhooks;
+	const before = await listExecutions(current.main, workflowId);
+	const second = await current.addWebhookProcess();
+
+	// The service delivers the event once, to the URL it holds (the first webhook process).
+	const { event } = issueInvoiceBillingAnAsset();
+	expectAllDelivered(await event.done, 1);
+	await newExecutions(current.main, workflowId, before, 1);
+
+	// Then the same event again, as a balancer or a service retry would bring it.
+	const body = event.deliveries[0].event;
+	const key = `?${DELIVERY_KEY_PARAMETER}=${deliveryKey()}`;
+	const answers: Array<[string, number]> = [];
+	answers.push(['webhook1 again', await post(first, key, body)]);
+	answers.push(['webhook2', await post(second, key, body)]);
+	answers.push(['webhook2 again', await post(second, key, body)]);
+	await current.startTracked(first, true);
+	answers.push(['webhook1 after its restart', await post(first, key, body)]);
+	expect(answers.map(([, status]) => status)).toEqual([200, 200, 200, 200]);
+
+	await sleep(3000);
+	const list = await waitForExecutions(current.main, workflowId, before.length + 1);
+	const runs = list.length - before.length;
+	// The first delivery, the first copy at the second process, the copy after the restart.
+	expect(runs).toBe(3);
+	expect(list.every((entry) => entry.status === 'success')).toBe(true);
+	await current.removeWebhookProcess(second);
+	figure(
+		`repeats, two webhook processes and a restart: 1 event delivered ${answers.length + 1} times (service → webhook1, ${answers.map(([where]) => where).join(', ')}) → ${runs} executions: each process remembers only what it let in since it started`,
+	);
+});
+
+test('the token clock moves 61 minutes under concurrent load → no failed execution', async () => {
+	const { main } = queue();
+	const before = await listExecutions(main, workflowId);
+	const start = tokenFigures();
+	const advanceAt = Math.ceil(TOKEN_LOAD / 4);
+	const { outcomes } = await deliverLoad(TOKEN_LOAD, CONCURRENCY, (issued) => {
+		if (issued === advanceAt) sim.clock.advance(61 * MINUTE);
+	});
+	expectAllDelivered(outcomes, TOKEN_LOAD);
+	const runs = await newExecutions(main, workflowId, before, TOKEN_LOAD);
+	const failed = runs.filter((entry) => entry.status !== 'success');
+	expect(failed).toHaveLength(0);
+	const end = tokenFigures();
+	const exchanges = end.tokens - start.tokens;
+	// No lock across processes, but each worker serialises its renewals and re-reads the stored
+	// credential first: at least one exchange, and at most one per worker.
+	expect(exchanges).toBeGreaterThanOrEqual(1);
+	expect(exchanges).toBeLessThanOrEqual(queue().workers.length);
+	const split = workerSplit(runs.map((entry) => entry.id));
+	figure(
+		`token clock +61 min after ${advanceAt - 1} of ${TOKEN_LOAD} events: ${runs.length - failed.length} successful, ${failed.length} failed; ${exchanges} token exchanges, ${end.refused - start.refused} requests answered 401 (worker split ${formatSplit(split)})`,
+	);
+});
+
+test('unpublish → 0 subscriptions; the main alone ran create and delete', async () => {
+	const { main } = queue();
+	expect((await main.api('POST', `/workflows/${workflowId}/unpublish`)).status).toBe(200);
+	await waitFor('no subscription', () => subscriptionsOf(webhookId).length === 0);
+	await sleep(2000);
+	expect(subscriptionsOf(webhookId)).toHaveLength(0);
+	const creates = sim.log.count('subscriptions.create');
+	const deletes = sim.log.count('subscriptions.delete');
+	// One create and one delete for the baseline, one of each for the queue-mode workflow.
+	expect({ creates, deletes }).toEqual({ creates: 2, deletes: 2 });
+	figure(
+		`unpublish: 0 subscriptions (creates ${creates}, deletes ${deletes} over the whole run, baseline included)`,
+	);
+});
+
+test('stopping the cluster leaves no process and no data folder behind', async () => {
+	const current = queue();
+	await current.dispose();
+	cluster = undefined;
+	expect(current.leftovers()).toEqual({ pids: [], folders: [] });
+	figure(
+		'teardown: 0 processes and 0 folders left (n8n ×4 with their task runners, PostgreSQL, Redis)',
+	);
+});
