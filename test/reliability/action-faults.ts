@@ -1,0 +1,122 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
+/**
+ * Item 4: Invoice Get under faults, through the harness (n8n-core's engine, the simulator over
+ * HTTPS). 10% of the requests are answered 500, 503 or 429 (both with a small Retry-After) and 1%
+ * are dropped; every output item is checked against the simulator's record.
+ */
+import { performance } from 'node:perf_hooks';
+import { isDeepStrictEqual } from 'node:util';
+
+import { startTestbed } from '../harness/testbed';
+import type { FaultRule } from '../simulator';
+import { count, ratio } from './report';
+import type { RunContext } from './support';
+
+const ITEM = '4 faults';
+
+/** Known, clear messages of a failed Invoice Get. */
+const CLEAR_FAILURE =
+	/^(The service failed to process the request \(HTTP \d+\)|The service is limiting the request rate|The service could not be reached|The service did not answer within \d+ s)$/;
+
+/**
+ * Rules whose overall shares are the given ones: the injector applies the first rule whose roll
+ * passes, so each rule's probability is its share of what the rules before it let through.
+ */
+export function exclusiveFaults(rules: Array<FaultRule & { share: number }>): FaultRule[] {
+	let left = 1;
+	return rules.map(({ share, ...rule }) => {
+		const probability = share / left;
+		left -= share;
+		return { ...rule, probability };
+	});
+}
+
+export async function actionFaultsCheck(ctx: RunContext) {
+	const items = ctx.sizes.faultItems;
+	const testbed = await startTestbed({ invoices: Math.max(items, 1050), assets: 50 });
+	const { sim, harness, credential } = testbed;
+	try {
+		const numbers = sim.data
+			.invoices()
+			.slice(0, items)
+			.map((invoice) => invoice.invoiceNumber);
+		const route = 'invoices.get' as const;
+		for (const rule of exclusiveFaults([
+			{ route, drop: true, share: 0.01 },
+			{ route, status: 500, share: 0.1 / 3 },
+			{ route, status: 503, retryAfter: 1, share: 0.1 / 3 },
+			{ route, status: 429, retryAfter: 1, share: 0.1 / 3 },
+		])) {
+			sim.faults.add(rule);
+		}
+		ctx.say(`  faults: ${count(items)} Invoice Get items, 10% 500/503/429 and 1% dropped`);
+		const started = performance.now();
+		const run = await harness.runNode({
+			parameters: {
+				resource: 'invoice',
+				operation: 'get',
+				invoiceNumber: { __rl: true, mode: 'number', value: '={{ $json.invoiceNumber }}' },
+				options: {},
+			},
+			input: numbers.map((invoiceNumber) => ({ json: { invoiceNumber } })),
+			credential,
+			continueOnFail: true,
+		});
+		const seconds = (performance.now() - started) / 1000;
+		if (run.error) throw new Error(`the node failed as a whole: ${run.error.message}`);
+
+		let succeeded = 0;
+		let failedClearly = 0;
+		let wrong = 0;
+		const unclear: string[] = [];
+		const answered = new Set<number>();
+		for (const item of run.items) {
+			const paired = item.pairedItem;
+			const index = typeof paired === 'object' && !Array.isArray(paired) ? paired.item : -1;
+			if (index < 0 || index >= numbers.length || answered.has(index)) {
+				wrong += 1;
+				continue;
+			}
+			answered.add(index);
+			const json = item.json as Record<string, unknown>;
+			if (typeof json.error === 'string') {
+				ctx.errorMessages.push(json.error, String(json.details ?? ''));
+				if (CLEAR_FAILURE.test(json.error)) failedClearly += 1;
+				else unclear.push(json.error);
+			} else if (isDeepStrictEqual(json, sim.data.invoice(numbers[index]))) {
+				succeeded += 1;
+			} else {
+				wrong += 1;
+			}
+		}
+		const lost = numbers.length - answered.size;
+		const requests = sim.log.count(route);
+		const faults = sim.faults.list().reduce((sum, fault) => sum + fault.hits, 0);
+
+		ctx.report.check(
+			ITEM,
+			'Invoice Get items that succeeded, each equal to the simulator’s record',
+			`${count(succeeded)} / ${count(items)} (${((succeeded / items) * 100).toFixed(2)} %)`,
+			'100 %',
+			succeeded === items,
+		);
+		ctx.report.check(
+			ITEM,
+			'items failed with a clear error / with an unclear one',
+			`${failedClearly} / ${unclear.length}`,
+			'reported / 0',
+			unclear.length === 0,
+			unclear.length ? `unclear: ${[...new Set(unclear)].slice(0, 3).join(' | ')}` : undefined,
+		);
+		ctx.report.check(ITEM, 'items lost or silently wrong', lost + wrong, '0', lost + wrong === 0);
+		ctx.report.info(
+			ITEM,
+			'requests / faults injected / wall time',
+			`${count(requests)} / ${count(faults)} (${((faults / requests) * 100).toFixed(1)} %) / ${seconds.toFixed(1)} s`,
+			'—',
+			`retry policy unchanged (5 attempts, 60 s); ${ratio(requests / items)} requests per item`,
+		);
+	} finally {
+		await testbed.close();
+	}
+}

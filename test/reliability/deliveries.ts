@@ -1,0 +1,670 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
+/**
+ * Items 2, 6 (malformed bodies) and 7 (static data), against the real n8n:
+ * - genuine deliveries interleaved with forged ones (every kind of bad key) at a fixed concurrency:
+ *   every genuine event runs exactly once (event IDs checked in the execution data), no forged one runs;
+ * - the delivery-response latency of our trigger against n8n's Webhook node (POST, answers on
+ *   receipt), same n8n, same bodies, in blocks whose order rotates so that a slow spell of the machine
+ *   weighs on all. Two workflow shapes, the same on both sides: nothing downstream (the trigger's own
+ *   cost), and → Get Invoice with our credential (the usual use, where n8n's per-execution credential
+ *   checks apply to both). Then a control: the same n8n restarted with N8N_EXPRESSION_ENGINE=legacy;
+ * - malformed bodies with the right key: a 4xx each, no execution;
+ * - the workflow's static data holds the key's hash, never the key.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { mapWithConcurrency } from '../../nodes/InvoicingAssets/transport/concurrency';
+import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
+import type { N8nInstance } from '../n8n/instance';
+import { startSimulator, type Simulator } from '../simulator';
+import { createRandom } from '../simulator/random';
+import { count, ms, percentile, ratio } from './report';
+import {
+	createCredential,
+	createWorkflow,
+	httpsAgent,
+	listExecutions,
+	nodeOutput,
+	post,
+	waitFor,
+	type CredentialRef,
+	type Posted,
+	waitForExecutions,
+	type RunContext,
+} from './support';
+import { coreWebhookWorkflow, TRIGGER_NAME, triggerWorkflow } from './workflows';
+
+const ITEM = '2 deliveries';
+const WARM_UP = 20;
+
+interface Delivery {
+	kind: string;
+	query: string;
+	headers: Record<string, string>;
+	body: string;
+	eventId: string;
+	genuine: boolean;
+}
+
+function event(subscriptionId: string, invoiceNumber = 'INV-0000001', eventId = randomUUID()) {
+	return {
+		eventId,
+		eventType: 'invoice.issued',
+		occurredAt: '2026-11-22T10:00:00Z',
+		subscriptionId,
+		data: { invoiceNumber, totalAmount: 120.5, currency: 'EUR' },
+	};
+}
+
+/** Every kind of bad key, each with a body that would run if it were let in. */
+function forgedKinds(
+	key: string,
+	otherKey: string,
+): Array<{ kind: string; query: string; headers?: Record<string, string>; inBody?: boolean }> {
+	const flipped = [...key]
+		.map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()))
+		.join('');
+	const name = DELIVERY_KEY_PARAMETER;
+	return [
+		{ kind: 'missing', query: '' },
+		{ kind: 'empty', query: `?${name}=` },
+		{ kind: 'wrong', query: `?${name}=${randomBytes(32).toString('base64url')}` },
+		{
+			kind: 'prefix of the key',
+			query: `?${name}=${key.slice(0, 1 + (randomBytes(1)[0] % (key.length - 1)))}`,
+		},
+		{ kind: 'key plus a character', query: `?${name}=${key}A` },
+		{ kind: 'key with a space', query: `?${name}=%20${key}` },
+		{ kind: 'key in another case', query: `?${name}=${flipped}` },
+		{ kind: 'key of another subscription', query: `?${name}=${otherKey}` },
+		{ kind: 'key under apikey', query: `?${name.toLowerCase()}=${key}` },
+		{ kind: 'key under api_key', query: `?api_key=${key}` },
+		{ kind: 'key under key', query: `?key=${key}` },
+		{ kind: 'key in X-API-Key header', query: '', headers: { 'x-api-key': key } },
+		{ kind: 'key as bearer token', query: '', headers: { authorization: `Bearer ${key}` } },
+		{ kind: 'key in the body', query: '', inBody: true },
+		{ kind: 'repeated, key twice', query: `?${name}=${key}&${name}=${key}` },
+		{ kind: 'repeated, wrong then key', query: `?${name}=wrong&${name}=${key}` },
+		{ kind: 'repeated, key then empty', query: `?${name}=${key}&${name}=` },
+		{ kind: 'array syntax', query: `?${name}[]=${key}` },
+		{ kind: 'indexed syntax', query: `?${name}[0]=${key}` },
+		{ kind: 'object syntax', query: `?${name}[a]=${key}` },
+	];
+}
+
+function shuffle<T>(items: T[], seed: string): T[] {
+	const random = createRandom(seed);
+	const copy = [...items];
+	for (let i = copy.length - 1; i > 0; i--) {
+		const j = random.int(0, i);
+		[copy[i], copy[j]] = [copy[j], copy[i]];
+	}
+	return copy;
+}
+
+export async function deliveriesCheck(ctx: RunContext) {
+	const { sizes, report } = ctx;
+	const sim = await startSimulator({ invoices: 200, assets: 20 });
+	const n8n = await ctx.mainN8n();
+	const agent = httpsAgent(sizes.deliveryConcurrency + 4);
+	try {
+		const credential = await createCredential(n8n, sim, 'Deliveries');
+		const ours = await publishTrigger(n8n, sim, agent, credential, 'Deliveries: trigger');
+		const other = await publishTrigger(n8n, sim, agent, credential, 'Deliveries: other trigger');
+		const oursThenGet = await publishTrigger(
+			n8n,
+			sim,
+			agent,
+			credential,
+			'Deliveries: trigger → Get Invoice',
+			true,
+		);
+		const probe = JSON.stringify(event(ours.subscriptionId, sim.data.invoices()[0].invoiceNumber));
+		const plain = await publishWebhook(n8n, agent, "n8n's Webhook node", probe, {});
+		const webhookThenGet = await publishWebhook(
+			n8n,
+			agent,
+			"n8n's Webhook node → Get Invoice",
+			probe,
+			{
+				getInvoice: credential,
+			},
+		);
+
+		// Item 7: the static data holds the key's SHA-256 and the subscription ID, never the key.
+		const stored = await n8n.api<{ staticData?: Record<string, Record<string, unknown>> }>(
+			'GET',
+			`/workflows/${ours.workflowId}`,
+		);
+		const staticText = JSON.stringify(stored.body.staticData ?? {});
+		const nodeData = stored.body.staticData?.[`node:${TRIGGER_NAME}`] ?? {};
+		const hashOnly =
+			!staticText.includes(ours.key) &&
+			nodeData.deliveryKeyHash === createHash('sha256').update(ours.key).digest('hex') &&
+			nodeData.subscriptionId === ours.subscriptionId;
+		report.check(
+			'7 secrets',
+			"n8n's static data: key absent, only its SHA-256 (and the subscription ID)",
+			hashOnly ? 'hash only' : staticText.slice(0, 120),
+			'hash only',
+			hashOnly,
+		);
+
+		const invoices = sim.data.invoices().map((invoice) => invoice.invoiceNumber);
+		let made = 0;
+		const genuineBody = () => {
+			made += 1;
+			return JSON.stringify(event(ours.subscriptionId, invoices[made % invoices.length]));
+		};
+		const sendOurs = (delivery: Delivery) =>
+			post(agent, `${n8n.url}/webhook/${ours.webhookId}/webhook${delivery.query}`, delivery.body, {
+				'content-type': 'application/json',
+				...delivery.headers,
+			});
+
+		// Warm-up of every receiver (counted in the executions, not in the latencies).
+		ctx.say('  deliveries: warm-up');
+		const receivers = [ours, plain, oursThenGet, webhookThenGet];
+		for (const receiver of receivers) {
+			for (let i = 0; i < WARM_UP; i++) await receiver.send(genuineBody());
+		}
+
+		// Genuine and forged deliveries, interleaved.
+		const kinds = forgedKinds(ours.key, other.key);
+		const forged: Delivery[] = Array.from({ length: sizes.deliveries }, (_, index) => {
+			const kind = kinds[index % kinds.length];
+			const body = event(ours.subscriptionId);
+			const payload = kind.inBody ? { ...body, [DELIVERY_KEY_PARAMETER]: ours.key } : body;
+			return {
+				kind: kind.kind,
+				query: kind.query,
+				headers: kind.headers ?? {},
+				body: JSON.stringify(payload),
+				eventId: body.eventId,
+				genuine: false,
+			};
+		});
+		const genuine: Delivery[] = Array.from({ length: sizes.deliveries }, () => {
+			const body = genuineBody();
+			ours.sent.push(JSON.parse(body).eventId);
+			return {
+				kind: 'genuine',
+				query: `?${DELIVERY_KEY_PARAMETER}=${ours.key}`,
+				headers: {},
+				body,
+				eventId: JSON.parse(body).eventId,
+				genuine: true,
+			};
+		});
+		const mixed = shuffle([...genuine, ...forged], 'deliveries');
+		ctx.say(
+			`  deliveries: ${mixed.length} interleaved at concurrency ${sizes.deliveryConcurrency}`,
+		);
+		const results = await mapWithConcurrency(
+			mixed,
+			sizes.deliveryConcurrency,
+			async (delivery) => ({
+				delivery,
+				answer: await sendOurs(delivery),
+			}),
+		);
+		ours.expected += genuine.length;
+		const genuineResults = results.filter((result) => result.delivery.genuine);
+		const forgedResults = results.filter((result) => !result.delivery.genuine);
+		const genuineOk = genuineResults.filter((result) => result.answer.status === 200).length;
+		const forgedRefused = forgedResults.filter((result) => result.answer.status === 401).length;
+		const badForged = forgedResults.filter((result) => result.answer.status !== 401);
+		for (const result of results) {
+			if (result.answer.status >= 400) ctx.errorMessages.push(result.answer.text);
+		}
+
+		// The comparison: the same bodies to each receiver, in blocks whose order rotates.
+		const latencies = await compare(ctx, receivers, sizes.comparisonDeliveries, genuineBody);
+		const settle = async (list: Receiver[]) => {
+			for (const receiver of list) {
+				await waitForExecutions(n8n, receiver.workflowId, receiver.expected, 900_000).catch(
+					() => undefined,
+				);
+			}
+		};
+		await settle(receivers);
+		await malformedBodies(ctx, n8n, agent, ours);
+
+		// The control: the same comparison on the same n8n with its legacy expression engine.
+		ctx.say('  deliveries: restarting n8n with N8N_EXPRESSION_ENGINE=legacy for the control');
+		n8n.setEnv({ N8N_EXPRESSION_ENGINE: 'legacy' });
+		await n8n.restart();
+		const control = [ours, plain];
+		for (const receiver of control) {
+			await waitFor(
+				`${receiver.name} after the restart`,
+				async () => (await receiver.send(genuineBody())).status === 200,
+				60_000,
+				500,
+			);
+		}
+		const legacy = await compare(
+			ctx,
+			control,
+			Math.ceil(sizes.comparisonDeliveries / 2),
+			genuineBody,
+		);
+		await settle(control);
+		n8n.setEnv({ N8N_EXPRESSION_ENGINE: undefined });
+		await n8n.restart();
+
+		// Executions: each genuine event exactly once, nothing from the forged ones.
+		ctx.say('  deliveries: checking the executions');
+		await settle(receivers);
+		const executions = await listExecutions(n8n, ours.workflowId, true);
+		const seen = new Map<string, number>();
+		for (const execution of executions) {
+			const eventId = String(nodeOutput(execution, TRIGGER_NAME)[0]?.json.eventId ?? '');
+			seen.set(eventId, (seen.get(eventId) ?? 0) + 1);
+		}
+		const forgedIds = new Set(forged.map((delivery) => delivery.eventId));
+		const fromForged = [...seen.keys()].filter((eventId) => forgedIds.has(eventId)).length;
+		const missing = ours.sent.filter((eventId) => !seen.has(eventId)).length;
+		const repeated = [...seen.values()].filter((times) => times > 1).length;
+		const succeeded = executions.filter((execution) => execution.status === 'success').length;
+		const otherExecutions = (await listExecutions(n8n, other.workflowId)).length;
+
+		report.check(
+			ITEM,
+			'genuine deliveries answered 200 (interleaved with forged ones)',
+			`${count(genuineOk)} / ${count(genuineResults.length)}`,
+			'all',
+			genuineOk === genuineResults.length,
+		);
+		report.check(
+			ITEM,
+			'successful executions of genuine deliveries (incl. warm-up and comparison)',
+			`${count(succeeded)} / ${count(ours.sent.length)}`,
+			'all',
+			succeeded === ours.sent.length && executions.length === ours.sent.length,
+		);
+		report.check(
+			ITEM,
+			'events not run exactly once (missing + repeated)',
+			`${missing} + ${repeated}`,
+			'0',
+			missing === 0 && repeated === 0,
+		);
+		report.check(
+			ITEM,
+			`forged deliveries answered 401 (${kinds.length} kinds of bad key, listed below)`,
+			`${count(forgedRefused)} / ${count(forgedResults.length)}`,
+			'all',
+			badForged.length === 0,
+			badForged.length
+				? `not 401: ${[...new Set(badForged.map((result) => `${result.delivery.kind} → ${result.answer.status}`))].join(', ')}`
+				: `kinds: ${kinds.map((kind) => kind.kind).join('; ')}`,
+		);
+		report.check(
+			ITEM,
+			'executions started by forged deliveries (incl. the other workflow)',
+			fromForged + otherExecutions,
+			'0',
+			fromForged === 0 && otherExecutions === 0,
+		);
+		const mixedMs = genuineResults.map((result) => result.answer.ms);
+		report.info(
+			ITEM,
+			`our latency, interleaved with the forged ones, p50 / p99 (concurrency ${sizes.deliveryConcurrency})`,
+			`${ms(percentile(mixedMs, 50))} / ${ms(percentile(mixedMs, 99))}`,
+		);
+		for (const receiver of receivers) {
+			const values = latencies.get(receiver) ?? [];
+			report.info(
+				ITEM,
+				`latency p50 / p99, ${receiver.name} (${count(values.length)} deliveries, same bodies)`,
+				`${ms(percentile(values, 50))} / ${ms(percentile(values, 99))}`,
+			);
+		}
+		const ratioOf = (a: Receiver, b: Receiver, p: number) =>
+			percentile(latencies.get(a) ?? [], p) / percentile(latencies.get(b) ?? [], p);
+		speedFigure(
+			ctx,
+			ITEM,
+			'latency ratio ours / Webhook node, nothing downstream, p50',
+			ratioOf(ours, plain, 50),
+			1.2,
+		);
+		speedFigure(
+			ctx,
+			ITEM,
+			'latency ratio ours / Webhook node, nothing downstream, p99',
+			ratioOf(ours, plain, 99),
+			1.2,
+		);
+		speedFigure(
+			ctx,
+			ITEM,
+			'latency ratio ours / Webhook node, both → Get Invoice, p50',
+			ratioOf(oursThenGet, webhookThenGet, 50),
+			1.2,
+		);
+		speedFigure(
+			ctx,
+			ITEM,
+			'latency ratio ours / Webhook node, both → Get Invoice, p99',
+			ratioOf(oursThenGet, webhookThenGet, 99),
+			1.2,
+		);
+		const legacyRatio = (p: number) =>
+			percentile(legacy.get(ours) ?? [], p) / percentile(legacy.get(plain) ?? [], p);
+		report.info(
+			ITEM,
+			`control, same n8n restarted with N8N_EXPRESSION_ENGINE=legacy: latency ratio ours / Webhook node, p50 / p99 (${count(legacy.get(ours)?.length ?? 0)} each)`,
+			`${ratio(legacyRatio(50))} / ${ratio(legacyRatio(99))}`,
+			'—',
+			'where the gap comes from: n8n 2.41 acquires an expression isolate for every webhook request of any start node except its own Webhook node with static parameters (live-webhooks.js webhookPhaseNeedsIsolate); under concurrency its pool (N8N_EXPRESSION_ENGINE_POOL_SIZE, 1) is empty and each of our deliveries builds and disposes a new isolated-vm isolate (a CPU profile of n8n showed it in createBridge/dispose). Nothing in a node can opt out; the legacy engine has no isolates',
+		);
+		for (const receiver of receivers.slice(1)) {
+			const list = await listExecutions(n8n, receiver.workflowId);
+			const done = list.filter((execution) => execution.status === 'success').length;
+			report.check(
+				ITEM,
+				`successful executions of ${receiver.name}`,
+				`${count(done)} / ${count(receiver.expected)}`,
+				'all',
+				done === receiver.expected && list.length === receiver.expected,
+			);
+		}
+
+		for (const receiver of [...receivers, other]) await unpublish(n8n, receiver.workflowId);
+		const left = await waitFor(
+			'the subscriptions removed',
+			() => sim.subscriptions.size === 0,
+			60_000,
+			250,
+		)
+			.then(() => 0)
+			.catch(() => sim.subscriptions.size);
+		report.check(ITEM, 'subscriptions left after unpublishing', left, '0', left === 0);
+	} finally {
+		await agent.close();
+		await sim.close();
+	}
+}
+
+/** The same bodies to each receiver at the run's concurrency, in blocks whose order rotates. */
+async function compare(
+	ctx: RunContext,
+	receivers: Receiver[],
+	perReceiver: number,
+	makeBody: () => string,
+): Promise<Map<Receiver, number[]>> {
+	const concurrency = ctx.sizes.deliveryConcurrency;
+	const blocks = Math.max(receivers.length, Math.round(perReceiver / 100));
+	ctx.say(
+		`  deliveries: ${perReceiver} each to ${receivers.length} receivers, ${blocks} blocks in rotating order`,
+	);
+	const latencies = new Map<Receiver, number[]>(receivers.map((receiver) => [receiver, []]));
+	for (let block = 0; block < blocks; block++) {
+		const size = Math.floor(perReceiver / blocks) + (block < perReceiver % blocks ? 1 : 0);
+		const bodies = Array.from({ length: size }, makeBody);
+		for (let turn = 0; turn < receivers.length; turn++) {
+			const receiver = receivers[(block + turn) % receivers.length];
+			const answers = await mapWithConcurrency(bodies, concurrency, receiver.send);
+			const failed = answers.filter((answer) => answer.status !== 200);
+			if (failed.length > 0) {
+				throw new Error(
+					`comparison block ${block}: ${failed.length} deliveries to ${receiver.name} answered ${failed[0].status}`,
+				);
+			}
+			latencies.get(receiver)?.push(...answers.map((answer) => answer.ms));
+		}
+	}
+	return latencies;
+}
+
+interface Receiver {
+	name: string;
+	workflowId: string;
+	/** Executions its accepted deliveries should have started. */
+	expected: number;
+	send(body: string): Promise<Posted>;
+}
+
+/** n8n's Webhook node, published and answering. */
+async function publishWebhook(
+	n8n: N8nInstance,
+	agent: ReturnType<typeof httpsAgent>,
+	name: string,
+	probe: string,
+	options: { getInvoice?: CredentialRef },
+): Promise<Receiver> {
+	const path = randomUUID();
+	const workflowId = await createWorkflow(
+		n8n,
+		coreWebhookWorkflow(path, `Deliveries: ${name}`, options),
+	);
+	await publishOk(n8n, workflowId);
+	const url = `${n8n.url}/webhook/${path}`;
+	const receiver: Receiver = {
+		name,
+		workflowId,
+		expected: 0,
+		send: async (body) => {
+			const answer = await post(agent, url, body);
+			if (answer.status === 200) receiver.expected += 1;
+			return answer;
+		},
+	};
+	await waitFor(name, async () => (await receiver.send(probe)).status === 200, 30_000, 250);
+	return receiver;
+}
+
+/** A speed goal: judged at full size, only reported at CI size (a shared CI machine distorts it). */
+export function speedFigure(
+	ctx: RunContext,
+	item: string,
+	name: string,
+	value: number,
+	atMost: number,
+) {
+	if (ctx.ci) ctx.report.info(item, name, ratio(value), `≤ ${atMost} (judged at full size)`);
+	else ctx.report.check(item, name, ratio(value), `≤ ${atMost}`, value <= atMost);
+}
+
+interface PublishedTrigger extends Receiver {
+	webhookId: string;
+	subscriptionId: string;
+	key: string;
+	/** Event IDs of the genuine deliveries sent to it. */
+	sent: string[];
+}
+
+async function publishTrigger(
+	n8n: N8nInstance,
+	sim: Simulator,
+	agent: ReturnType<typeof httpsAgent>,
+	credential: CredentialRef,
+	name: string,
+	getInvoice = false,
+): Promise<PublishedTrigger> {
+	const webhookId = randomUUID();
+	const workflowId = await createWorkflow(
+		n8n,
+		triggerWorkflow(credential, webhookId, name, getInvoice),
+	);
+	await publishOk(n8n, workflowId);
+	const subscription = await waitFor(
+		`the subscription of "${name}"`,
+		() => sim.subscriptions.list().find((item) => item.notificationUrl.includes(webhookId)),
+		60_000,
+	);
+	// Default publication mode: the subscription exists before n8n has stored its ID and routes the URL.
+	await waitFor(
+		`"${name}" fully published`,
+		async () => {
+			const answer = await n8n.rest<{ data: { status: string } }>(
+				'GET',
+				`/workflows/${workflowId}/publication-status`,
+			);
+			return answer.body.data?.status === 'published';
+		},
+		60_000,
+		200,
+	);
+	const key = new URL(subscription.notificationUrl).searchParams.get(DELIVERY_KEY_PARAMETER) ?? '';
+	const url = `${n8n.url}/webhook/${webhookId}/webhook?${DELIVERY_KEY_PARAMETER}=${key}`;
+	const trigger: PublishedTrigger = {
+		name: getInvoice ? 'our trigger → Get Invoice' : 'our trigger',
+		workflowId,
+		webhookId,
+		subscriptionId: subscription.id,
+		key,
+		sent: [],
+		expected: 0,
+		send: async (body) => {
+			const answer = await post(agent, url, body);
+			if (answer.status === 200) {
+				trigger.expected += 1;
+				trigger.sent.push((JSON.parse(body) as { eventId: string }).eventId);
+			}
+			return answer;
+		},
+	};
+	return trigger;
+}
+
+async function publishOk(n8n: N8nInstance, workflowId: string) {
+	const answer = await n8n.api('POST', `/workflows/${workflowId}/publish`);
+	if (answer.status !== 200) throw new Error(`publish: ${answer.status} ${answer.text}`);
+}
+
+async function unpublish(n8n: N8nInstance, workflowId: string) {
+	const answer = await n8n.api('POST', `/workflows/${workflowId}/unpublish`);
+	if (answer.status !== 200) throw new Error(`unpublish: ${answer.status} ${answer.text}`);
+}
+
+/** Item 6: malformed bodies with the right key; a 4xx each, no execution. */
+async function malformedBodies(
+	ctx: RunContext,
+	n8n: N8nInstance,
+	agent: ReturnType<typeof httpsAgent>,
+	ours: PublishedTrigger,
+) {
+	const item = '6 fuzzing';
+	const executionsBefore = (await listExecutions(n8n, ours.workflowId)).length;
+	const url = `${n8n.url}/webhook/${ours.webhookId}/webhook?${DELIVERY_KEY_PARAMETER}=${ours.key}`;
+	const valid = event(ours.subscriptionId);
+	const megabyte = 1024 * 1024;
+	const json = { 'content-type': 'application/json' };
+	const kinds: Array<{
+		kind: string;
+		body: () => string | Buffer;
+		headers?: Record<string, string>;
+	}> = [
+		{
+			kind: 'invalid JSON: truncated',
+			body: () => JSON.stringify(event(ours.subscriptionId)).slice(0, -7),
+		},
+		{
+			kind: 'invalid JSON: trailing text',
+			body: () => `${JSON.stringify(event(ours.subscriptionId))} tail`,
+		},
+		{ kind: 'invalid JSON: single quotes', body: () => `{'eventId':'${randomUUID()}'}` },
+		{ kind: 'invalid JSON: NaN', body: () => `{"eventId":NaN}` },
+		{
+			kind: 'invalid JSON: not UTF-8',
+			body: () => Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+		},
+		{ kind: 'empty body', body: () => '' },
+		{ kind: 'whitespace', body: () => ' \n\t ' },
+		{ kind: 'JSON null', body: () => 'null' },
+		{ kind: 'JSON array of events', body: () => JSON.stringify([event(ours.subscriptionId)]) },
+		{ kind: 'JSON string', body: () => JSON.stringify('invoice.issued') },
+		{ kind: 'JSON number', body: () => '42' },
+		{ kind: 'JSON true', body: () => 'true' },
+		{ kind: 'empty object', body: () => '{}' },
+		{ kind: 'eventId missing', body: () => JSON.stringify({ ...valid, eventId: undefined }) },
+		{
+			kind: 'eventId a number',
+			body: () => JSON.stringify({ ...event(ours.subscriptionId), eventId: 12345 }),
+		},
+		{
+			kind: 'eventId empty',
+			body: () => JSON.stringify({ ...event(ours.subscriptionId), eventId: '' }),
+		},
+		{
+			kind: 'eventType an array',
+			body: () => JSON.stringify({ ...event(ours.subscriptionId), eventType: ['invoice.issued'] }),
+		},
+		{
+			kind: 'occurredAt null',
+			body: () => JSON.stringify({ ...event(ours.subscriptionId), occurredAt: null }),
+		},
+		{
+			kind: 'subscriptionId an object',
+			body: () => JSON.stringify({ ...event(ours.subscriptionId), subscriptionId: { id: 1 } }),
+		},
+		{
+			kind: 'data a string',
+			body: () => JSON.stringify({ ...event(ours.subscriptionId), data: 'x' }),
+		},
+		{
+			kind: 'data an array',
+			body: () => JSON.stringify({ ...event(ours.subscriptionId), data: [1, 2] }),
+		},
+		{
+			kind: 'data null',
+			body: () => JSON.stringify({ ...event(ours.subscriptionId), data: null }),
+		},
+		{
+			kind: 'form-encoded',
+			body: () =>
+				new URLSearchParams({ eventId: randomUUID(), eventType: 'invoice.issued' }).toString(),
+			headers: { 'content-type': 'application/x-www-form-urlencoded' },
+		},
+		{
+			kind: 'text/plain garbage',
+			body: () => 'eventId=1;eventType=x',
+			headers: { 'content-type': 'text/plain' },
+		},
+		{ kind: '1 MB of garbage', body: () => 'x'.repeat(megabyte) },
+		{ kind: '1 MB JSON array', body: () => `[${'1,'.repeat(megabyte / 2 - 1)}1]` },
+		{ kind: '1 MB JSON string', body: () => JSON.stringify('y'.repeat(megabyte)) },
+		{
+			kind: '1 MB event without eventId',
+			body: () => JSON.stringify({ ...valid, eventId: undefined, padding: 'z'.repeat(megabyte) }),
+		},
+		{
+			kind: '1 MB deeply nested arrays',
+			body: () => `${'['.repeat(megabyte / 2)}${']'.repeat(megabyte / 2)}`,
+		},
+	];
+	const bodies = Array.from(
+		{ length: ctx.sizes.malformedBodies },
+		(_, index) => kinds[index % kinds.length],
+	);
+	ctx.say(`  malformed bodies: ${bodies.length} (${kinds.length} kinds)`);
+	const answers = await mapWithConcurrency(bodies, 8, async (kind) => ({
+		kind: kind.kind,
+		answer: await post(agent, url, kind.body(), kind.headers ?? json),
+	}));
+	for (const { answer } of answers)
+		if (answer.status >= 400) ctx.errorMessages.push(answer.text.slice(0, 2000));
+	const not4xx = answers.filter(({ answer }) => answer.status < 400 || answer.status >= 500);
+	await sleep(3000);
+	const after = (await listExecutions(n8n, ours.workflowId)).length;
+	const byKind = [...new Set(not4xx.map(({ kind, answer }) => `${kind} → ${answer.status}`))];
+	ctx.report.check(
+		item,
+		`malformed delivery bodies (right key) answered 4xx, real n8n (${kinds.length} kinds)`,
+		`${count(answers.length - not4xx.length)} / ${count(answers.length)}`,
+		'all',
+		not4xx.length === 0,
+		byKind.length ? `not 4xx: ${byKind.join(', ')}` : undefined,
+	);
+	ctx.report.check(
+		item,
+		'executions started by malformed bodies',
+		after - executionsBefore,
+		'0',
+		after === executionsBefore,
+	);
+}

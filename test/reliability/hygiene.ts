@@ -1,0 +1,213 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions -- runs the project's own test suites */
+/**
+ * Item 7: secret hygiene. The run (and the suites it starts here) use marker secrets: client secrets
+ * and tokens made up by the simulator start with a marker, and every simulator records each secret
+ * it handles, delivery keys included (test/simulator/secret-record.ts). Every n8n keeps its log,
+ * database, workflows and executions when disposed (test/n8n/artifacts.ts). This check runs the
+ * unit, integration and end-to-end suites that way, then scans every place a secret could show up
+ * for the marker and for each recorded value: test output, n8n's logs, executions and workflows
+ * exported through the API, n8n's database files, the simulator's request and delivery logs, and
+ * the error messages the checks saw.
+ */
+import { spawn } from 'node:child_process';
+import {
+	createWriteStream,
+	existsSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	statSync,
+	writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+
+import { ARTIFACTS_DIR_ENV } from '../n8n/artifacts';
+import { REPOSITORY } from '../n8n/package';
+import { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from '../simulator';
+import type { RunContext } from './support';
+
+const ITEM = '7 secrets';
+
+interface SuiteRun {
+	label: string;
+	output: string;
+	code: number;
+	tests: string;
+}
+
+async function runSuite(
+	ctx: RunContext,
+	label: string,
+	script: string[],
+	dir: string,
+): Promise<SuiteRun> {
+	mkdirSync(dir, { recursive: true });
+	const output = join(dir, 'output.txt');
+	const stream = createWriteStream(output);
+	ctx.say(`  hygiene: ${label} with marker secrets`);
+	const code = await new Promise<number>((resolve) => {
+		const child = spawn('npm', ['run', '--silent', ...script], {
+			cwd: REPOSITORY,
+			env: {
+				...process.env,
+				[SECRET_RECORD_DIR_ENV]: join(dir, 'secrets'),
+				[ARTIFACTS_DIR_ENV]: join(dir, 'n8n'),
+			},
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		child.stdout.pipe(stream, { end: false });
+		child.stderr.pipe(stream, { end: false });
+		child.on('close', (exitCode) => resolve(exitCode ?? 1));
+	});
+	await new Promise((resolve) => stream.end(resolve));
+	const text = readFileSync(output, 'utf8');
+	const tests = text.match(/^Tests:.*$/m)?.[0] ?? 'no "Tests:" line';
+	return { label, output, code, tests };
+}
+
+function filesUnder(dir: string): string[] {
+	if (!existsSync(dir)) return [];
+	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+		const path = join(dir, entry.name);
+		return entry.isDirectory() ? filesUnder(path) : [path];
+	});
+}
+
+/** Every secret the simulators recorded, by value. */
+function recordedSecrets(files: string[]): Map<string, string> {
+	const secrets = new Map<string, string>();
+	for (const file of files.filter((path) => path.endsWith('.secrets'))) {
+		for (const line of readFileSync(file, 'utf8').split('\n')) {
+			const [kind, value] = line.split('\t');
+			if (value && value.length >= 16) secrets.set(value, kind);
+		}
+	}
+	return secrets;
+}
+
+/** Occurrences of the marker and of any recorded secret in `text` (binary files read as latin1). */
+function hitsIn(
+	text: string,
+	marker: string,
+	secrets: Map<string, string>,
+	lengths: number[],
+): string[] {
+	const hits: string[] = [];
+	for (let at = text.indexOf(marker); marker && at !== -1; at = text.indexOf(marker, at + 1)) {
+		hits.push(`marker at ${at}`);
+	}
+	for (const run of text.matchAll(/[A-Za-z0-9_-]{16,}/g)) {
+		const word = run[0];
+		for (const length of lengths) {
+			for (let start = 0; start + length <= word.length; start++) {
+				const kind = secrets.get(word.slice(start, start + length));
+				if (kind && !word.includes(marker)) hits.push(`${kind} at ${(run.index ?? 0) + start}`);
+			}
+		}
+	}
+	return hits;
+}
+
+export async function hygieneCheck(ctx: RunContext) {
+	const marker = process.env[SECRET_MARKER_ENV] ?? '';
+	const suitesDir = join(ctx.workDir, 'suites');
+	const suites = [
+		await runSuite(
+			ctx,
+			'unit and integration suites (npm test)',
+			['test'],
+			join(suitesDir, 'unit-integration'),
+		),
+		await runSuite(
+			ctx,
+			'end-to-end suite (npm run test:e2e)',
+			['test:e2e'],
+			join(suitesDir, 'e2e'),
+		),
+	];
+	for (const suite of suites) {
+		ctx.report.check(
+			ITEM,
+			`${suite.label} pass with marker secrets`,
+			suite.tests.replace(/^Tests:\s*/, ''),
+			'all pass',
+			suite.code === 0,
+		);
+	}
+
+	writeFileSync(join(ctx.workDir, 'own', 'error-messages.txt'), ctx.errorMessages.join('\n'));
+	const files = filesUnder(ctx.workDir);
+	const secrets = recordedSecrets(files);
+	const lengths = [...new Set([...secrets.keys()].map((value) => value.length))];
+	const kinds = new Map<string, number>();
+	for (const kind of secrets.values()) kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+	ctx.report.info(
+		ITEM,
+		'secrets the scan looks for',
+		`marker + ${[...kinds].map(([kind, n]) => `${n} ${kind}s`).join(', ')}`,
+		'—',
+		'client secrets and tokens carry the marker; delivery keys are made by the trigger and recorded by the simulator when a subscription is created',
+	);
+
+	// The scanner itself must find what it looks for: a marker token and a recorded delivery key,
+	// planted in a text the way a log would hold them.
+	const deliveryKey = [...secrets].find(([, kind]) => kind === 'deliveryKey')?.[0] ?? '';
+	const planted = `GET /webhook/x?apiKey=${deliveryKey}&a=1 Authorization: Bearer ${marker}tkCANARY`;
+	const canary = hitsIn(planted, marker, secrets, lengths).length;
+	ctx.report.check(
+		ITEM,
+		'the scan finds a planted token and delivery key',
+		canary,
+		'2',
+		canary === 2 && deliveryKey !== '',
+	);
+
+	const places: Array<{ label: string; test: (path: string) => boolean }> = [
+		{
+			label: 'test output (the suites’ stdout and stderr)',
+			test: (path) => path.endsWith('output.txt'),
+		},
+		{ label: "n8n's logs", test: (path) => path.endsWith('n8n.log') },
+		{
+			label: 'executions exported through the API (with data)',
+			test: (path) => path.endsWith('executions.json'),
+		},
+		{
+			label: 'workflows exported through the API (static data included)',
+			test: (path) => path.endsWith('workflows.json'),
+		},
+		{ label: "n8n's database files", test: (path) => /database\.sqlite(-wal)?$/.test(path) },
+		{
+			label: "the simulator's request and delivery logs",
+			test: (path) => path.endsWith('.log.json'),
+		},
+		{
+			label: 'error messages seen by the reliability checks',
+			test: (path) => path.endsWith('error-messages.txt'),
+		},
+	];
+	for (const place of places) {
+		const scanned = files.filter(place.test);
+		const found: string[] = [];
+		let bytes = 0;
+		for (const file of scanned) {
+			const text = readFileSync(file, 'latin1');
+			bytes += statSync(file).size;
+			for (const hit of hitsIn(text, marker, secrets, lengths))
+				found.push(`${file.slice(ctx.workDir.length + 1)}: ${hit}`);
+		}
+		ctx.report.check(
+			ITEM,
+			`secret hits in ${place.label} (${scanned.length} files, ${(bytes / 1024 / 1024).toFixed(1)} MB)`,
+			found.length,
+			'0',
+			found.length === 0 && scanned.length > 0,
+			found.length
+				? found.slice(0, 3).join(' | ')
+				: scanned.length === 0
+					? 'nothing to scan'
+					: undefined,
+		);
+	}
+}

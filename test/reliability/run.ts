@@ -1,0 +1,147 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
+/**
+ * `npm run reliability`: load, faults and abuse, measured against the real n8n 2.41.1 and the
+ * simulator (issue 6). Prints ONE table on stdout: each figure, its goal, met or not; progress goes
+ * to stderr.
+ *
+ *   npm run reliability                  full sizes (about 40–60 minutes on 2 cores)
+ *   npm run reliability -- --ci          CI sizes, as assertions; ends with a jest-style
+ *                                        "Tests: N failed, M passed, T total" line for .ci/run
+ *   npm run reliability -- --only=fuzz,token   some checks only (ids below)
+ *
+ * Speed goals (latency and wall-time ratios) are judged at full size only; at CI size they are
+ * reported. Every run uses marker secrets (see test/simulator/secret-record.ts) and ends with the
+ * secret-hygiene scan of everything it and the test suites wrote. Exit code 1 when a goal is missed.
+ * KEEP_WORK=1 keeps the run's temporary folder (it holds throw-away test secrets).
+ */
+import '../harness/setup-env';
+
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ARTIFACTS_DIR_ENV } from '../n8n/artifacts';
+import { N8nInstance } from '../n8n/instance';
+import { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from '../simulator';
+import { actionFaultsCheck } from './action-faults';
+import { deliveriesCheck } from './deliveries';
+import { fuzzCheck } from './fuzz';
+import { hygieneCheck } from './hygiene';
+import { Report } from './report';
+import { defaultModeCyclesCheck, soakCheck } from './soak';
+import { CI_SIZES, FULL_SIZES, type RunContext } from './support';
+import { tokenCheck } from './token';
+import { versusHttpRequestCheck } from './versus-http-request';
+
+interface Check {
+	id: string;
+	item: string;
+	usesMainN8n: boolean;
+	run: (ctx: RunContext) => Promise<void>;
+}
+
+const CHECKS: Check[] = [
+	{ id: 'faults', item: '4 faults', usesMainN8n: false, run: actionFaultsCheck },
+	{ id: 'fuzz', item: '6 fuzzing', usesMainN8n: false, run: fuzzCheck },
+	{ id: 'deliveries', item: '2 deliveries', usesMainN8n: true, run: deliveriesCheck },
+	{ id: 'versus', item: '3 vs HTTP Request', usesMainN8n: true, run: versusHttpRequestCheck },
+	{ id: 'token', item: '5 token', usesMainN8n: true, run: tokenCheck },
+	{ id: 'publish', item: '1 soak', usesMainN8n: true, run: defaultModeCyclesCheck },
+	{ id: 'soak', item: '1 soak', usesMainN8n: false, run: soakCheck },
+	{ id: 'hygiene', item: '7 secrets', usesMainN8n: false, run: hygieneCheck },
+];
+
+async function main() {
+	const args = process.argv.slice(2);
+	const ci = args.includes('--ci');
+	const only = args
+		.find((arg) => arg.startsWith('--only='))
+		?.slice('--only='.length)
+		.split(',');
+	const checks = only ? CHECKS.filter((check) => only.includes(check.id)) : CHECKS;
+	if (only && checks.length !== only.length) {
+		throw new Error(
+			`Unknown check in --only; the checks are ${CHECKS.map((check) => check.id).join(', ')}`,
+		);
+	}
+
+	const workDir = mkdtempSync(join(tmpdir(), 'invoicing-reliability-'));
+	// Marker secrets and records for the secret-hygiene scan, for every simulator and n8n of this run.
+	process.env[SECRET_MARKER_ENV] = `Mk${randomBytes(5).toString('hex')}Mk`;
+	process.env[SECRET_RECORD_DIR_ENV] = join(workDir, 'own', 'secrets');
+	process.env[ARTIFACTS_DIR_ENV] = join(workDir, 'own', 'n8n');
+	mkdirSync(process.env[ARTIFACTS_DIR_ENV], { recursive: true });
+
+	const report = new Report();
+	const started = Date.now();
+	let main: Promise<N8nInstance> | undefined;
+	const ctx: RunContext = {
+		ci,
+		sizes: ci ? CI_SIZES : FULL_SIZES,
+		report,
+		workDir,
+		errorMessages: [],
+		say: (text) =>
+			process.stderr.write(
+				`[reliability ${Math.round((Date.now() - started) / 1000)} s] ${text}\n`,
+			),
+		mainN8n: () =>
+			(main ??= (async () => {
+				const instance = new N8nInstance({
+					name: 'reliability',
+					env: { EXECUTIONS_DATA_PRUNE: 'false' },
+				});
+				ctx.say('starting the main n8n (default publication mode)');
+				await instance.start();
+				return instance;
+			})()),
+	};
+	const stopMain = async () => {
+		const instance = await main?.catch(() => undefined);
+		main = undefined;
+		await instance?.dispose();
+	};
+
+	try {
+		ctx.say(
+			`${ci ? 'CI' : 'full'} sizes, Node ${process.version}, ${cpus().length} CPUs; checks: ${checks.map((check) => check.id).join(', ')}`,
+		);
+		for (const [index, check] of checks.entries()) {
+			const checkStarted = Date.now();
+			ctx.say(`${check.id}: start`);
+			try {
+				await check.run(ctx);
+			} catch (error) {
+				const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+				ctx.say(`${check.id}: FAILED: ${message}`);
+				report.check(
+					check.item,
+					`check "${check.id}" ran to completion`,
+					'no',
+					'yes',
+					false,
+					(error as Error).message ?? String(error),
+				);
+			}
+			ctx.say(`${check.id}: done in ${Math.round((Date.now() - checkStarted) / 1000)} s`);
+			if (!checks.slice(index + 1).some((next) => next.usesMainN8n)) await stopMain();
+		}
+	} finally {
+		await stopMain();
+		if (process.env.KEEP_WORK) ctx.say(`work folder kept: ${workDir}`);
+		else rmSync(workDir, { recursive: true, force: true });
+	}
+
+	const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+	process.stdout.write(
+		`\nReliability figures (${ci ? 'CI sizes' : 'full sizes'}, ${minutes} min, ${new Date().toISOString().slice(0, 10)}):\n\n`,
+	);
+	process.stdout.write(`${report.table()}\n\n${report.testsLine()}\n`);
+	process.exitCode = report.failed > 0 ? 1 : 0;
+}
+
+main().catch((error: Error) => {
+	process.stderr.write(`${error.stack ?? error.message}\n`);
+	process.exit(1);
+});

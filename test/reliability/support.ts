@@ -1,0 +1,238 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
+/** What the reliability checks share: sizes, the run context, real-n8n helpers and an HTTPS client. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request } from 'undici';
+
+import type { N8nInstance } from '../n8n/instance';
+import { CA_DIR_ENV, type ClientRecord, type Simulator } from '../simulator';
+import type { Report } from './report';
+
+export interface Sizes {
+	soakCycles: number;
+	soakRestarts: number;
+	defaultModeCycles: number;
+	deliveries: number;
+	deliveryConcurrency: number;
+	comparisonDeliveries: number;
+	httpRequestItems: number;
+	httpRequestRepeats: number;
+	faultItems: number;
+	tokenMinutes: number;
+	tokenItemsPerRun: number;
+	tokenRunsPerMinute: number;
+	fuzzValues: number;
+	malformedBodies: number;
+}
+
+export const FULL_SIZES: Sizes = {
+	soakCycles: 200,
+	soakRestarts: 5,
+	defaultModeCycles: 40,
+	deliveries: 2000,
+	deliveryConcurrency: 20,
+	comparisonDeliveries: 2000,
+	httpRequestItems: 2000,
+	httpRequestRepeats: 3,
+	faultItems: 5000,
+	tokenMinutes: 180,
+	tokenItemsPerRun: 10,
+	tokenRunsPerMinute: 2,
+	fuzzValues: 10_000,
+	malformedBodies: 1000,
+};
+
+export const CI_SIZES: Sizes = {
+	soakCycles: 30,
+	soakRestarts: 2,
+	defaultModeCycles: 8,
+	deliveries: 200,
+	deliveryConcurrency: 20,
+	comparisonDeliveries: 200,
+	httpRequestItems: 200,
+	httpRequestRepeats: 1,
+	faultItems: 500,
+	tokenMinutes: 180,
+	tokenItemsPerRun: 2,
+	tokenRunsPerMinute: 2,
+	fuzzValues: 1000,
+	malformedBodies: 200,
+};
+
+export interface RunContext {
+	ci: boolean;
+	sizes: Sizes;
+	report: Report;
+	/** This run's temporary folder (secret records, n8n artifacts, collected errors). */
+	workDir: string;
+	/** Error messages the checks saw (node errors, n8n answers), for the secret scan. */
+	errorMessages: string[];
+	/** Progress, on stderr (stdout carries only the table). */
+	say(text: string): void;
+	/** The default-mode n8n shared by the real-n8n checks, started on first use. */
+	mainN8n(): Promise<N8nInstance>;
+}
+
+export async function waitFor<T>(
+	what: string,
+	probe: () => Promise<T | undefined | false> | T | undefined | false,
+	timeoutMs = 60_000,
+	intervalMs = 100,
+): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await probe();
+		if (value !== undefined && value !== false) return value;
+		if (Date.now() > deadline)
+			throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		await sleep(intervalMs);
+	}
+}
+
+/* ---------------------------------------------------------------- real n8n */
+
+export const PACKAGE_NODE = 'n8n-nodes-invoicing-assets';
+export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
+
+export interface CredentialRef {
+	id: string;
+	name: string;
+}
+
+export function credentialData(sim: Simulator, client: ClientRecord = sim.defaultClient) {
+	return {
+		environment: client.environment,
+		baseUrl: client.environment === 'sandbox' ? sim.sandboxServiceUrl : sim.serviceUrl,
+		identityUrl: sim.identityUrl,
+		scope: client.scope,
+		clientId: client.clientId,
+		clientSecret: client.clientSecret,
+	};
+}
+
+export async function createCredential(
+	n8n: N8nInstance,
+	sim: Simulator,
+	name: string,
+	client?: ClientRecord,
+): Promise<CredentialRef> {
+	const created = await n8n.api<{ id: string; name: string }>('POST', '/credentials', {
+		name,
+		type: CREDENTIAL_TYPE,
+		data: credentialData(sim, client),
+	});
+	if (created.status !== 200) throw new Error(`credential: ${created.status} ${created.text}`);
+	return { id: created.body.id, name: created.body.name };
+}
+
+export async function createWorkflow(n8n: N8nInstance, workflow: unknown): Promise<string> {
+	const created = await n8n.api<{ id: string }>('POST', '/workflows', workflow);
+	if (created.status !== 200) throw new Error(`workflow: ${created.status} ${created.text}`);
+	return created.body.id;
+}
+
+export interface Execution {
+	id: string;
+	status: string;
+	finished: boolean;
+	startedAt: string;
+	stoppedAt: string | null;
+	data?: {
+		resultData: {
+			error?: { message?: string; description?: string };
+			runData: Record<
+				string,
+				Array<{
+					executionTime?: number;
+					error?: { message?: string; description?: string };
+					data?: { main: Array<Array<{ json: Record<string, unknown> }>> };
+				}>
+			>;
+		};
+	};
+}
+
+/** Every execution of a workflow (newest first), through the public API's pages. */
+export async function listExecutions(
+	n8n: N8nInstance,
+	workflowId: string,
+	includeData = false,
+): Promise<Execution[]> {
+	const all: Execution[] = [];
+	let cursor: string | undefined;
+	do {
+		const answer = await n8n.api<{ data: Execution[]; nextCursor?: string | null }>(
+			'GET',
+			`/executions?workflowId=${workflowId}&limit=250&includeData=${includeData}${
+				cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''
+			}`,
+		);
+		if (answer.status !== 200) throw new Error(`executions: ${answer.status} ${answer.text}`);
+		all.push(...answer.body.data);
+		cursor = answer.body.nextCursor ?? undefined;
+	} while (cursor);
+	return all;
+}
+
+/** Waits until the workflow has at least `count` executions and none is still running. */
+export async function waitForExecutions(
+	n8n: N8nInstance,
+	workflowId: string,
+	count: number,
+	timeoutMs = 300_000,
+): Promise<Execution[]> {
+	return await waitFor(
+		`${count} finished executions of workflow ${workflowId}`,
+		async () => {
+			const list = await listExecutions(n8n, workflowId);
+			return list.length >= count &&
+				list.every((entry) => !['new', 'running', 'waiting'].includes(entry.status))
+				? list
+				: undefined;
+		},
+		timeoutMs,
+		1000,
+	);
+}
+
+/** The items a node output in an execution. */
+export function nodeOutput(execution: Execution, nodeName: string) {
+	return execution.data?.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
+}
+
+/* -------------------------------------------------------------- https client */
+
+/** An undici agent that trusts the test CA, for requests to n8n's webhooks. */
+export function httpsAgent(connections = 32): Agent {
+	const caDir = process.env[CA_DIR_ENV];
+	const ca = caDir ? [readFileSync(join(caDir, 'ca.pem'), 'utf8')] : undefined;
+	return new Agent({ connect: { ca }, connections, keepAliveTimeout: 10_000 });
+}
+
+export interface Posted {
+	status: number;
+	text: string;
+	ms: number;
+}
+
+export async function post(
+	agent: Agent,
+	url: string,
+	body: string | Buffer | undefined,
+	headers: Record<string, string> = { 'content-type': 'application/json' },
+	method: 'POST' | 'GET' = 'POST',
+): Promise<Posted> {
+	const started = performance.now();
+	const response = await request(url, {
+		method,
+		headers,
+		body,
+		dispatcher: agent,
+		headersTimeout: 120_000,
+		bodyTimeout: 120_000,
+	});
+	const text = await response.body.text();
+	return { status: response.statusCode, text, ms: performance.now() - started };
+}
