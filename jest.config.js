@@ -18,6 +18,8 @@ module.exports = {
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }],
 	},
+	globalSetup: '<rootDir>/test/harness/global-setup.ts',
+	globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
 	setupFiles: ['<rootDir>/test/harness/setup-env.ts'],
 	testTimeout: queueMode ? 20 * 60_000 : endToEnd ? 10 * 60_000 : 60_000,
 };

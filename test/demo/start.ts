@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { EXAMPLES, loadExample } from '../n8n/examples';
+import { waitFor } from '../n8n/executions';
 import { freePort, N8nInstance } from '../n8n/instance';
 import { REPOSITORY } from '../n8n/package';
 import { startSimulator } from '../simulator';
@@ -89,12 +90,14 @@ async function main() {
 		loadExample(EXAMPLES.newInvoice, credential),
 	);
 	await n8n.api('POST', '/workflows', loadExample(EXAMPLES.overdueReport, credential));
-	await n8n.api('POST', `/workflows/${workflow.body.id}/publish`);
-
-	const deadline = Date.now() + 60_000;
-	while (sim.subscriptions.list().length === 0 && Date.now() < deadline) {
-		await new Promise((resolve) => setTimeout(resolve, 200));
+	const published = await n8n.api('POST', `/workflows/${workflow.body.id}/publish`);
+	if (published.status !== 200) {
+		throw new Error(`publishing the example failed: ${published.status} ${published.text}`);
 	}
+	await waitFor(
+		'the trigger to subscribe at the simulator',
+		() => sim.subscriptions.list().length > 0,
+	);
 	const issue = () => {
 		const { invoice } = sim.issueInvoice();
 		print(

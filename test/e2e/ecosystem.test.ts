@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * The package among n8n's own parts, in a real n8n 2.41.1 over HTTPS:
  *
@@ -12,12 +11,18 @@
  *   simulator's own totals.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { INode } from 'n8n-workflow';
 import { request } from 'undici';
 
 import { paths } from '../../nodes/InvoicingAssets/transport/contract';
 import { EXAMPLES, loadExample } from '../n8n/examples';
+import {
+	getExecution,
+	nodeOutput,
+	waitFor,
+	waitForExecutions,
+	type Execution,
+} from '../n8n/executions';
 import { N8nInstance } from '../n8n/instance';
 import { PACKAGE_NAME } from '../n8n/package';
 import { startSimulator, type Simulator } from '../simulator';
@@ -28,39 +33,9 @@ jest.setTimeout(10 * 60_000);
 const MINUTE = 60_000;
 const TOOL_TYPE = `${PACKAGE_NAME}.invoicingAssetsTool`;
 
-interface Execution {
-	id: string;
-	status: string;
-	finished: boolean;
-	data?: {
-		resultData: {
-			runData: Record<
-				string,
-				Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }>> } }>
-			>;
-		};
-	};
-}
-
 let sim: Simulator;
 let n8n: N8nInstance;
 let credential: { id: string; name: string };
-
-async function waitFor<T>(
-	what: string,
-	probe: () => Promise<T | undefined | false> | T | undefined | false,
-	timeoutMs = 60_000,
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined && value !== false) return value;
-		if (Date.now() > deadline) {
-			throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-		}
-		await sleep(150);
-	}
-}
 
 async function createWorkflow(workflow: WorkflowJson): Promise<string> {
 	const created = await n8n.api<{ id: string }>('POST', '/workflows', workflow);
@@ -76,32 +51,13 @@ async function unpublish(id: string) {
 	expect((await n8n.api('POST', `/workflows/${id}/unpublish`)).status).toBe(200);
 }
 
-async function executions(workflowId: string): Promise<Execution[]> {
-	const answer = await n8n.api<{ data: Execution[] }>(
-		'GET',
-		`/executions?workflowId=${workflowId}&limit=50`,
-	);
-	expect(answer.status).toBe(200);
-	return answer.body.data;
-}
-
 async function finishedExecution(workflowId: string, count = 1): Promise<Execution> {
-	const list = await waitFor(`${count} finished executions of ${workflowId}`, async () => {
-		const found = await executions(workflowId);
-		return found.length >= count &&
-			found.every((entry) => entry.finished || entry.status === 'error')
-			? found
-			: undefined;
-	});
-	const answer = await n8n.api<Execution>('GET', `/executions/${list[0].id}?includeData=true`);
-	expect(answer.status).toBe(200);
-	return answer.body;
+	const [newest] = await waitForExecutions(n8n, workflowId, count);
+	return await getExecution(n8n, newest.id);
 }
 
 function outputOf(execution: Execution, node: string) {
-	return (execution.data?.resultData.runData[node]?.[0]?.data?.main[0] ?? []).map(
-		(item) => item.json,
-	);
+	return nodeOutput(execution, node).map((item) => item.json);
 }
 
 /** Calls a core Webhook node's production URL, retrying while n8n is still registering it. */

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
+import { getExecution, listExecutions, waitFor, waitForExecutions } from '../n8n/executions';
 import { N8nInstance } from '../n8n/instance';
 import { startSimulator, type Simulator } from '../simulator';
 import {
@@ -23,20 +24,6 @@ jest.setTimeout(10 * 60_000);
 
 const MINUTE = 60_000;
 
-interface Execution {
-	id: string;
-	status: string;
-	finished: boolean;
-	data?: {
-		resultData: {
-			runData: Record<
-				string,
-				Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }>> } }>
-			>;
-		};
-	};
-}
-
 let sim: Simulator;
 let n8n: N8nInstance;
 let plainN8n: N8nInstance | undefined;
@@ -44,50 +31,10 @@ let credential: { id: string; name: string };
 let workflowId: string;
 const webhookId = randomUUID();
 
-async function waitFor<T>(
-	what: string,
-	probe: () => Promise<T | undefined> | T | undefined,
-	timeoutMs = 60_000,
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined && value !== false) return value;
-		if (Date.now() > deadline)
-			throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-		await sleep(100);
-	}
-}
-
 function ourSubscriptions() {
 	return sim.subscriptions
 		.list()
 		.filter((subscription) => subscription.notificationUrl.includes(webhookId));
-}
-
-async function executions(id = workflowId, instance = n8n): Promise<Execution[]> {
-	const answer = await instance.api<{ data: Execution[] }>(
-		'GET',
-		`/executions?workflowId=${id}&limit=250`,
-	);
-	expect(answer.status).toBe(200);
-	return answer.body.data;
-}
-
-async function execution(id: string): Promise<Execution> {
-	const answer = await n8n.api<Execution>('GET', `/executions/${id}?includeData=true`);
-	expect(answer.status).toBe(200);
-	return answer.body;
-}
-
-async function waitForExecutions(count: number): Promise<Execution[]> {
-	return await waitFor(`${count} finished executions`, async () => {
-		const list = await executions();
-		return list.length >= count &&
-			list.every((entry) => entry.status !== 'running' && entry.status !== 'new')
-			? list
-			: undefined;
-	});
 }
 
 function issueInvoiceBillingAnAsset() {
@@ -219,10 +166,10 @@ test('3–4. the published workflow registers exactly one https subscription car
 
 test('5. an issued invoice runs the workflow, which fetches the invoice and its asset; the key is nowhere in the execution', async () => {
 	const { invoice } = issueInvoiceBillingAnAsset();
-	const [first] = await waitForExecutions(1);
+	const [first] = await waitForExecutions(n8n, workflowId, 1);
 	expect(first.status).toBe('success');
 
-	const full = await execution(first.id);
+	const full = await getExecution(n8n, first.id);
 	const runData = full.data?.resultData.runData ?? {};
 	const fetched = runData[NODE_NAMES.invoice][0].data?.main[0][0].json;
 	const asset = runData[NODE_NAMES.asset][0].data?.main[0][0].json;
@@ -243,7 +190,7 @@ test('6. forged deliveries get 401 and start nothing', async () => {
 		subscriptionId: ourSubscriptions()[0].id,
 		data: { invoiceNumber: sim.data.invoices()[0].invoiceNumber },
 	};
-	const before = (await executions()).length;
+	const before = (await listExecutions(n8n, workflowId)).length;
 
 	const missing = await deliver('', event);
 	const wrong = await deliver(`?${DELIVERY_KEY_PARAMETER}=${'A'.repeat(43)}`, event);
@@ -254,7 +201,7 @@ test('6. forged deliveries get 401 and start nothing', async () => {
 	expect([missing.status, wrong.status, nearMiss.status]).toEqual([401, 401, 401]);
 
 	await sleep(2000);
-	expect(await executions()).toHaveLength(before);
+	expect(await listExecutions(n8n, workflowId)).toHaveLength(before);
 });
 
 test('7. a re-delivery of the same event starts no second execution', async () => {
@@ -264,7 +211,7 @@ test('7. a re-delivery of the same event starts no second execution', async () =
 	sim.deliveries.setOptions({ duplicate: false });
 	await sleep(1500);
 
-	const list = await waitForExecutions(2);
+	const list = await waitForExecutions(n8n, workflowId, 2);
 	expect(list).toHaveLength(2);
 	const copies = sim.deliveries.entries().filter((attempt) => attempt.copy === 2);
 	expect(copies.length).toBeGreaterThanOrEqual(1);
@@ -276,7 +223,7 @@ test('8. after 61 simulated minutes the next event still succeeds with exactly o
 	sim.clock.advance(61 * MINUTE);
 	issueInvoiceBillingAnAsset();
 
-	const list = await waitForExecutions(3);
+	const list = await waitForExecutions(n8n, workflowId, 3);
 	expect(list.filter((entry) => entry.status === 'success')).toHaveLength(3);
 	expect(sim.log.tokensIssued() - tokensBefore).toBe(1);
 });
@@ -323,9 +270,9 @@ test('10. after an out-of-band deletion, a restart in legacy publication mode re
 	);
 	expect(recreated.id).not.toBe(original.id);
 
-	const before = (await executions()).length;
+	const before = (await listExecutions(n8n, workflowId)).length;
 	issueInvoiceBillingAnAsset();
-	const list = await waitForExecutions(before + 1);
+	const list = await waitForExecutions(n8n, workflowId, before + 1);
 	expect(list.filter((entry) => entry.status === 'success')).toHaveLength(before + 1);
 });
 

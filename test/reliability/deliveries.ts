@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { mapWithConcurrency } from '../../nodes/InvoicingAssets/transport/concurrency';
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
+import { listExecutions, nodeOutput, waitFor, waitForExecutions } from '../n8n/executions';
 import type { N8nInstance } from '../n8n/instance';
 import { startSimulator, type Simulator } from '../simulator';
 import { createRandom } from '../simulator/random';
@@ -24,13 +25,9 @@ import {
 	createCredential,
 	createWorkflow,
 	httpsAgent,
-	listExecutions,
-	nodeOutput,
 	post,
-	waitFor,
 	type CredentialRef,
 	type Posted,
-	waitForExecutions,
 	type RunContext,
 } from './support';
 import { coreWebhookWorkflow, TRIGGER_NAME, triggerWorkflow } from './workflows';
@@ -223,7 +220,8 @@ export async function deliveriesCheck(ctx: RunContext) {
 		const latencies = await compare(ctx, receivers, sizes.comparisonDeliveries, genuineBody);
 		const settle = async (list: Receiver[]) => {
 			for (const receiver of list) {
-				await waitForExecutions(n8n, receiver.workflowId, receiver.expected, 900_000).catch(
+				// A slow poll: listing thousands of executions is itself load on n8n.
+				await waitForExecutions(n8n, receiver.workflowId, receiver.expected, 900_000, 1000).catch(
 					() => undefined,
 				);
 			}

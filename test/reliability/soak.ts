@@ -20,18 +20,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
+import { waitFor } from '../n8n/executions';
 import { N8nInstance } from '../n8n/instance';
 import { startSimulator, type RouteName, type Simulator } from '../simulator';
 import { exclusiveFaults } from './action-faults';
 import { count } from './report';
-import {
-	createCredential,
-	createWorkflow,
-	httpsAgent,
-	post,
-	waitFor,
-	type RunContext,
-} from './support';
+import { createCredential, createWorkflow, httpsAgent, post, type RunContext } from './support';
 import { TRIGGER_NAME, triggerWorkflow } from './workflows';
 
 const ITEM = '1 soak';

@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 
 import type { N8nInstance } from '../n8n/instance';
@@ -75,22 +74,6 @@ export interface RunContext {
 	mainN8n(): Promise<N8nInstance>;
 }
 
-export async function waitFor<T>(
-	what: string,
-	probe: () => Promise<T | undefined | false> | T | undefined | false,
-	timeoutMs = 60_000,
-	intervalMs = 100,
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined && value !== false) return value;
-		if (Date.now() > deadline)
-			throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-		await sleep(intervalMs);
-	}
-}
-
 /* ---------------------------------------------------------------- real n8n */
 
 export const PACKAGE_NODE = 'n8n-nodes-invoicing-assets';
@@ -131,75 +114,6 @@ export async function createWorkflow(n8n: N8nInstance, workflow: unknown): Promi
 	const created = await n8n.api<{ id: string }>('POST', '/workflows', workflow);
 	if (created.status !== 200) throw new Error(`workflow: ${created.status} ${created.text}`);
 	return created.body.id;
-}
-
-export interface Execution {
-	id: string;
-	status: string;
-	finished: boolean;
-	startedAt: string;
-	stoppedAt: string | null;
-	data?: {
-		resultData: {
-			error?: { message?: string; description?: string };
-			runData: Record<
-				string,
-				Array<{
-					executionTime?: number;
-					error?: { message?: string; description?: string };
-					data?: { main: Array<Array<{ json: Record<string, unknown> }>> };
-				}>
-			>;
-		};
-	};
-}
-
-/** Every execution of a workflow (newest first), through the public API's pages. */
-export async function listExecutions(
-	n8n: N8nInstance,
-	workflowId: string,
-	includeData = false,
-): Promise<Execution[]> {
-	const all: Execution[] = [];
-	let cursor: string | undefined;
-	do {
-		const answer = await n8n.api<{ data: Execution[]; nextCursor?: string | null }>(
-			'GET',
-			`/executions?workflowId=${workflowId}&limit=250&includeData=${includeData}${
-				cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''
-			}`,
-		);
-		if (answer.status !== 200) throw new Error(`executions: ${answer.status} ${answer.text}`);
-		all.push(...answer.body.data);
-		cursor = answer.body.nextCursor ?? undefined;
-	} while (cursor);
-	return all;
-}
-
-/** Waits until the workflow has at least `count` executions and none is still running. */
-export async function waitForExecutions(
-	n8n: N8nInstance,
-	workflowId: string,
-	count: number,
-	timeoutMs = 300_000,
-): Promise<Execution[]> {
-	return await waitFor(
-		`${count} finished executions of workflow ${workflowId}`,
-		async () => {
-			const list = await listExecutions(n8n, workflowId);
-			return list.length >= count &&
-				list.every((entry) => !['new', 'running', 'waiting'].includes(entry.status))
-				? list
-				: undefined;
-		},
-		timeoutMs,
-		1000,
-	);
-}
-
-/** The items a node output in an execution. */
-export function nodeOutput(execution: Execution, nodeName: string) {
-	return execution.data?.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
 }
 
 /* -------------------------------------------------------------- https client */

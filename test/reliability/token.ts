@@ -17,16 +17,10 @@ import {
 	readAccessToken,
 	tokenRequestForm,
 } from '../../nodes/InvoicingAssets/transport/contract';
+import { waitFor } from '../n8n/executions';
 import { startSimulator } from '../simulator';
 import { count } from './report';
-import {
-	createCredential,
-	createWorkflow,
-	httpsAgent,
-	post,
-	waitFor,
-	type RunContext,
-} from './support';
+import { createCredential, createWorkflow, httpsAgent, post, type RunContext } from './support';
 import { invoiceGetWorkflow } from './workflows';
 
 const ITEM = '5 token';

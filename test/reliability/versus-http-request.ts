@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 
 import { DEFAULT_CONCURRENCY } from '../../nodes/InvoicingAssets/actions/common.descriptions';
+import { listExecutions, waitFor } from '../n8n/executions';
 import type { N8nInstance } from '../n8n/instance';
 import { startSimulator } from '../simulator';
 import { speedFigure } from './deliveries';
@@ -18,9 +19,7 @@ import {
 	createCredential,
 	createWorkflow,
 	httpsAgent,
-	listExecutions,
 	post,
-	waitFor,
 	type CredentialRef,
 	type RunContext,
 } from './support';
