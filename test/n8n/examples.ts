@@ -19,14 +19,17 @@ export interface WorkflowFile {
 	settings: Record<string, unknown>;
 }
 
-/** An importable example from docs/examples, bound to a credential and given a fresh webhook ID. */
+/**
+ * An importable example from docs/examples, bound to a credential. The files carry no webhook ID
+ * (two imports would share its URL); like the editor on import, the trigger gets a fresh one.
+ */
 export function loadExample(file: string, credential: { id: string; name: string }): WorkflowFile {
 	const workflow = JSON.parse(
 		readFileSync(join(REPOSITORY, 'docs/examples', file), 'utf8'),
 	) as WorkflowFile;
 	for (const node of workflow.nodes) {
 		if (node.credentials?.invoicingAssetsApi) node.credentials.invoicingAssetsApi = credential;
-		if (node.webhookId) node.webhookId = randomUUID();
+		if (node.type.endsWith('.invoicingAssetsTrigger')) node.webhookId = randomUUID();
 	}
 	return workflow;
 }

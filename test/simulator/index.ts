@@ -104,6 +104,8 @@ export interface SimulatorRequestLog {
 	countsByRoute(): Partial<Record<LoggedRoute, number>>;
 	entries(filter?: RequestLogFilter): RequestLogEntry[];
 	tokensIssued(): number;
+	/** The most requests on `route` handled at the same time since the last reset. */
+	peakInFlight(route: LoggedRoute): number;
 	reset(): void;
 }
 
@@ -337,6 +339,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			countsByRoute: () => log.countsByRoute(),
 			entries: (filter) => log.entries(filter),
 			tokensIssued: () => log.tokensIssued(),
+			peakInFlight: (route) => log.peakInFlight(route),
 			reset: () => log.reset(),
 		},
 		deliveries: {

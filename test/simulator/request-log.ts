@@ -13,13 +13,29 @@ export class RequestLog {
 	private counts = new Map<LoggedRoute, number>();
 	private seq = 0;
 	private tokensAtReset = 0;
+	private inFlight = new Map<LoggedRoute, number>();
+	private peaks = new Map<LoggedRoute, number>();
 
 	constructor(
 		private readonly tokens: TokenStore,
 		private readonly limit = DEFAULT_LOG_LIMIT,
 	) {}
 
+	/** A request on `route` arrived; `add` ends it. */
+	begin(route: LoggedRoute) {
+		const now = (this.inFlight.get(route) ?? 0) + 1;
+		this.inFlight.set(route, now);
+		this.peaks.set(route, Math.max(now, this.peaks.get(route) ?? 0));
+	}
+
+	/** The most requests on `route` handled at the same time since the last reset. */
+	peakInFlight(route: LoggedRoute): number {
+		return this.peaks.get(route) ?? 0;
+	}
+
 	add(entry: Omit<RequestLogEntry, 'seq'>) {
+		const open = this.inFlight.get(entry.route) ?? 0;
+		if (open > 0) this.inFlight.set(entry.route, open - 1);
 		this.list.push({ ...entry, seq: ++this.seq });
 		this.counts.set(entry.route, (this.counts.get(entry.route) ?? 0) + 1);
 		if (this.list.length > this.limit) this.list.splice(0, Math.ceil(this.limit / 10));
@@ -58,6 +74,7 @@ export class RequestLog {
 	reset() {
 		this.list = [];
 		this.counts.clear();
+		this.peaks = new Map(this.inFlight);
 		this.tokensAtReset = this.tokens.issued;
 	}
 }

@@ -217,6 +217,7 @@ async function handle(
 		fault: null,
 		durationMs: 0,
 	};
+	ctx.log.begin(entry.route);
 	const finish = (response: SimResponse | null) => {
 		if (response) writeResponse(res, response);
 		entry.status = response ? response.status : null;

@@ -10,11 +10,11 @@ import {
 	isApiKeyExpired,
 	readApiKeyExpiry,
 } from '../transport/apiKeyExpiry';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './common.descriptions';
 import { operations as invoiceOperations } from './invoice/Invoice.resource';
 import { operations as managedAssetOperations } from './managedAsset/ManagedAsset.resource';
 import { operations as subscriptionOperations } from './subscription/Subscription.resource';
 import type { Operation, Resource } from './types';
+import { readConcurrency } from './validation';
 
 const resources: Record<Resource, Record<string, Operation>> = {
 	invoice: invoiceOperations,
@@ -35,10 +35,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			`The operation "${operationName}" of resource "${resource}" is not supported`,
 		);
 	}
-	const concurrency = Math.min(
-		MAX_CONCURRENCY,
-		Math.max(1, Number(this.getNodeParameter('options.concurrency', 0, DEFAULT_CONCURRENCY))),
-	);
+	const concurrency = operation.oneItemAtATime ? 1 : readConcurrency(this);
 	const client = new ServiceClient(this);
 	const continueOnFail = this.continueOnFail();
 

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './common.descriptions';
 import {
 	NOTIFICATION_URL_PROTOCOL,
 	fitsOnePathSegment,
@@ -145,6 +146,26 @@ export function requireLimit(
 	return limit;
 }
 
+/** The Concurrency option, read once from the first item: a whole number from 1 to MAX_CONCURRENCY. */
+export function readConcurrency(context: IExecuteFunctions): number {
+	const value = context.getNodeParameter('options.concurrency', 0, DEFAULT_CONCURRENCY);
+	const concurrency = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (
+		typeof concurrency !== 'number' ||
+		!Number.isInteger(concurrency) ||
+		concurrency < 1 ||
+		concurrency > MAX_CONCURRENCY
+	) {
+		throw invalidInput(
+			context,
+			0,
+			`The Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}`,
+			`Set Options → Concurrency to how many items to send at the same time, e.g. ${DEFAULT_CONCURRENCY}, or remove the option. If it comes from an expression, check that it gives a number. Got: ${JSON.stringify(String(value)).slice(0, 40)}.`,
+		);
+	}
+	return concurrency;
+}
+
 /** Return All and Limit: undefined for all records, else the validated Limit. */
 export function readLimit(context: IExecuteFunctions, itemIndex: number): number | undefined {
 	if (context.getNodeParameter('returnAll', itemIndex, false) === true) return undefined;
@@ -187,7 +208,11 @@ export function requireHttpsUrl(
 	return url;
 }
 
-/** Any date the user may give (ISO text, a date-only text, a Luxon DateTime, a Date) as the service's UTC timestamp. */
+/**
+ * Any date the user may give as the service's UTC timestamp: ISO text (with or without time or
+ * zone), a Luxon DateTime, a Date, a Unix timestamp in seconds or milliseconds, or text with an
+ * explicit zone such as an HTTP or RFC 2822 date.
+ */
 export function toServiceDate(
 	context: IExecuteFunctions,
 	itemIndex: number,
@@ -200,7 +225,7 @@ export function toServiceDate(
 			context,
 			itemIndex,
 			`The ${displayName} is not a valid date`,
-			`Use a date such as 2026-03-31, 2026-03-31T14:30:00 or 2026-03-31T14:30:00Z, or an expression such as {{ $now.minus({ days: 7 }) }}. Got: ${JSON.stringify(String(value)).slice(0, 80)}.`,
+			`Use a date such as 2026-03-31, 2026-03-31T14:30:00 or 2026-03-31T14:30:00Z, a Unix timestamp such as 1774967400, or an expression such as {{ $now.minus({ days: 7 }) }}. Got: ${JSON.stringify(String(value)).slice(0, 80)}.`,
 		);
 	}
 	return toServiceTimestamp(date);
@@ -209,8 +234,25 @@ export function toServiceDate(
 const ISO_DATE_TIME =
 	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
+/** Unix timestamps from 2001-09-09 on: below 1e11 they are seconds, above, milliseconds. */
+const EARLIEST_UNIX_SECONDS = 1e9;
+const MILLISECONDS_FROM = 1e11;
+const UNIX_TIMESTAMP = /^\d{10,16}$/;
+/** Text that names its zone (GMT, UTC, Z or an offset), so Date.parse reads it without guessing. */
+const EXPLICIT_ZONE = /(?:\b(?:GMT|UTC)\b|\dZ$|[+-]\d{2}:?\d{2}$)/i;
+
+function fromUnixTimestamp(value: number): Date | undefined {
+	if (!Number.isFinite(value) || value < EARLIEST_UNIX_SECONDS) return undefined;
+	const date = new Date(value < MILLISECONDS_FROM ? value * 1000 : value);
+	return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
 function parseUserDate(value: unknown, timeZone: string): Date | undefined {
 	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value;
+	if (typeof value === 'number') return fromUnixTimestamp(value);
+	if (typeof value === 'string' && UNIX_TIMESTAMP.test(value.trim())) {
+		return fromUnixTimestamp(Number(value.trim()));
+	}
 	if (
 		value &&
 		typeof value === 'object' &&
@@ -220,7 +262,11 @@ function parseUserDate(value: unknown, timeZone: string): Date | undefined {
 	}
 	if (typeof value !== 'string') return undefined;
 	const match = ISO_DATE_TIME.exec(value.trim());
-	if (!match) return undefined;
+	if (!match) {
+		if (!EXPLICIT_ZONE.test(value.trim())) return undefined;
+		const parsed = Date.parse(value.trim());
+		return Number.isNaN(parsed) ? undefined : new Date(parsed);
+	}
 	const [year, month, day, hour, minute, second] = match
 		.slice(1, 7)
 		.map((part) => Number(part ?? 0));

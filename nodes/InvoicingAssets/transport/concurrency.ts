@@ -12,7 +12,8 @@ export async function mapWithConcurrency<T, R>(
 			results[index] = await task(items[index], index);
 		}
 	};
-	const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker);
+	const width = Number.isInteger(limit) && limit > 1 ? Math.min(limit, items.length) : 1;
+	const workers = Array.from({ length: width }, worker);
 	await Promise.all(workers);
 	return results;
 }

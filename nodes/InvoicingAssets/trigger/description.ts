@@ -6,7 +6,7 @@ import { SEEN_EVENT_LIMIT } from './recentEvents';
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'The Data Service sends events only to HTTPS addresses (TLS 1.2 or later), so n8n’s webhook URLs must start with https://. Behind a proxy, set N8N_WEBHOOK_URL to n8n’s public https address. "Listen for test event" registers the test URL for as long as it listens; publishing the workflow registers the production URL. Each gets its own subscription and key, and n8n removes it again when it is no longer used.',
+			'The Data Service sends events only to HTTPS addresses (TLS 1.2 or later), so n8n’s webhook URLs must start with https://. Behind a proxy, set N8N_WEBHOOK_URL to n8n’s public https address. Testing this step subscribes the test URL while it waits for an event; publishing the workflow subscribes the production URL.',
 		name: 'httpsNotice',
 		type: 'notice',
 		default: '',

@@ -24,7 +24,7 @@ const HTTPS_FIX =
 	'To fix it, give n8n a public https address: set N8N_WEBHOOK_URL to it (for example https://n8n.example.com/), ' +
 	'or serve n8n over HTTPS itself with N8N_PROTOCOL=https plus N8N_SSL_KEY and N8N_SSL_CERT, ' +
 	'or put n8n behind a TLS-terminating reverse proxy and set N8N_WEBHOOK_URL to the proxy’s https address. ' +
-	'The editor’s test URL (used by "Listen for test event") follows the same rule as the production URL.';
+	'The editor’s test URL (used while you test this step with "Execute step") follows the same rule as the production URL.';
 
 /** n8n's webhook URL for this trigger; refused unless it is https, because the service delivers nowhere else. */
 export function requireHttpsWebhookUrl(context: IHookFunctions): string {

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
-import { setGlobalState } from 'n8n-workflow';
+import { setGlobalState, type IDataObject } from 'n8n-workflow';
 
+import { DEFAULT_CONCURRENCY } from '../../../nodes/InvoicingAssets/actions/common.descriptions';
 import { summarizeInvoice, type Invoice } from '../../../nodes/InvoicingAssets/transport/contract';
 import {
 	expectNoSecrets,
@@ -114,25 +115,41 @@ describe('Invoice → Get', () => {
 		expect(testbed.sim.log.tokensIssued()).toBe(0);
 	});
 
-	test('items run concurrently up to the Concurrency option, one at a time with 1', async () => {
+	test('items run concurrently up to the Concurrency option (default 8), one at a time with 1', async () => {
 		const { testbed } = bed;
-		const input = items(8, (index) => ({ number: nth(index).invoiceNumber }));
-		testbed.sim.faults.add({ route: 'invoices.get', latencyMs: 150 });
+		// The run's first request goes alone (it settles the token); the other 8 can overlap.
+		const input = items(9, (index) => ({ number: nth(index).invoiceNumber }));
+		testbed.sim.faults.add({ route: 'invoices.get', latencyMs: 200 });
 
-		const time = async (concurrency: number) => {
-			const started = performance.now();
+		const peakAt = async (options: IDataObject) => {
+			testbed.sim.log.reset();
 			const result = await run(
 				testbed,
-				{ ...getInvoice('={{ $json.number }}'), options: { concurrency } },
+				{ ...getInvoice('={{ $json.number }}'), options },
 				{ input },
 			);
-			expect(result.items).toHaveLength(8);
-			return performance.now() - started;
+			expect(result.items).toHaveLength(9);
+			return testbed.sim.log.peakInFlight('invoices.get');
 		};
-		// 8 × 150 ms one after the other; about 150 ms all at once (the default, 8, allows that).
-		expect(await time(1)).toBeGreaterThanOrEqual(8 * 150);
-		expect(await time(8)).toBeLessThan(4 * 150);
+		expect(await peakAt({ concurrency: 1 })).toBe(1);
+		expect(await peakAt({ concurrency: 3 })).toBe(3);
+		expect(await peakAt({})).toBe(DEFAULT_CONCURRENCY);
 	});
+
+	test.each([[0], [33], [2.5], ['many'], ['={{ $json.missing }}']])(
+		'a Concurrency of %p is refused with the parameter’s name, before any request',
+		async (concurrency) => {
+			const { testbed } = bed;
+			const result = await run(testbed, {
+				...getInvoice(nth(0).invoiceNumber),
+				options: { concurrency },
+			});
+			expect(result.error?.message).toBe(
+				'The Concurrency must be a whole number from 1 to 32 [item 0]',
+			);
+			expect(testbed.sim.log.count('invoices.get')).toBe(0);
+		},
+	);
 
 	test.each([
 		['empty', ''],

@@ -101,8 +101,28 @@ describe('toServiceDate', () => {
 		);
 	});
 
+	test('Unix timestamps (seconds or milliseconds, numbers or digits) and zoned dates from other nodes', () => {
+		const instant = '2026-03-31T14:30:00Z';
+		const milliseconds = Date.parse(instant);
+		for (const value of [
+			milliseconds / 1000,
+			milliseconds,
+			String(milliseconds / 1000),
+			String(milliseconds),
+		]) {
+			expect(toServiceDate(berlin, 0, value, 'Issued After')).toBe(instant);
+		}
+		expect(toServiceDate(berlin, 0, 'Tue, 31 Mar 2026 14:30:00 GMT', 'Issued After')).toBe(instant);
+		expect(toServiceDate(berlin, 0, 'Tue, 31 Mar 2026 16:30:00 +0200', 'Issued After')).toBe(
+			instant,
+		);
+	});
+
 	test.each([
 		['yesterday'],
+		['Tue, 31 Mar 2026 14:30:00'],
+		[999_999_999],
+		[Number.NaN],
 		['2026-02-30'],
 		['2026-02-30T10:00:00Z'],
 		['2026-04-31T10:00:00+02:00'],

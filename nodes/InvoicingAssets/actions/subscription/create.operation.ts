@@ -60,6 +60,9 @@ const properties: INodeProperties[] = [
 	},
 ];
 
+/** A repeated create makes a second subscription, so items are created one by one. */
+export const oneItemAtATime = true;
+
 export const description = updateDisplayOptions(
 	{ show: { resource: ['subscription'], operation: ['create'] } },
 	properties,
