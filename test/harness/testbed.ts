@@ -43,9 +43,15 @@ export async function startTestbed(options: SimulatorOptions = {}): Promise<Test
 	return { sim, harness, credential, close: async () => await sim.close() };
 }
 
-/** Every secret a test run knows of, for "appears nowhere" assertions. */
+/**
+ * Every secret a test run knows of, for "appears nowhere" assertions: each client secret, token
+ * and delivery key the simulator issued or received, and what the default credential stores.
+ */
 export function secretsOf(testbed: Testbed): string[] {
-	const secrets = new Set<string>([testbed.sim.defaultClient.clientSecret]);
+	const secrets = new Set<string>([
+		testbed.sim.defaultClient.clientSecret,
+		...testbed.sim.secrets().keys(),
+	]);
 	const stored = testbed.harness.credentials.stored(testbed.credential.id ?? '');
 	for (const field of ['clientSecret', 'accessToken']) {
 		const value = stored[field];

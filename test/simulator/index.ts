@@ -36,7 +36,7 @@ import { DeliveryEngine } from './deliveries';
 import { FaultInjector } from './faults';
 import { clientJson, ClientRegistry, TokenStore } from './identity';
 import { RequestLog } from './request-log';
-import { SecretRecord } from './secret-record';
+import { SecretRecord, type SecretKind } from './secret-record';
 import { createRequestHandler, SANDBOX_PATH_PREFIX } from './routes';
 import { Sleeper } from './sleeper';
 import { SubscriptionStore } from './subscriptions';
@@ -143,6 +143,8 @@ export interface Simulator {
 		list(): ActiveFault[];
 	};
 	log: SimulatorRequestLog;
+	/** Every client secret, token and delivery key the simulator made or received, with its kind. */
+	secrets(): ReadonlyMap<string, SecretKind>;
 	deliveries: {
 		entries(filter?: { eventId?: string; subscriptionId?: string }): DeliveryAttempt[];
 		options(): DeliveryOptions;
@@ -342,6 +344,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			peakInFlight: (route) => log.peakInFlight(route),
 			reset: () => log.reset(),
 		},
+		secrets: () => secretRecord.all(),
 		deliveries: {
 			entries: (filter) => deliveries.entries(filter),
 			options: () => deliveries.options,

@@ -27,6 +27,7 @@ const MARKER_TAGS: Partial<Record<SecretKind, string>> = { clientSecret: 'cs', t
 
 export class SecretRecord {
 	private readonly base?: string;
+	private readonly seen = new Map<string, SecretKind>();
 
 	constructor(
 		private readonly marker = process.env[SECRET_MARKER_ENV] ?? '',
@@ -50,8 +51,15 @@ export class SecretRecord {
 
 	/** Records a secret given from outside (an explicit client secret, a delivery key). */
 	note(kind: SecretKind, value: string | null | undefined) {
-		if (!this.base || !value) return;
+		if (!value) return;
+		this.seen.set(value, kind);
+		if (!this.base) return;
 		appendFileSync(`${this.base}.secrets`, `${kind}\t${value.replace(/[\t\n]/g, ' ')}\n`);
+	}
+
+	/** Every secret made or noted so far, with its kind, for "appears nowhere" checks. */
+	all(): ReadonlyMap<string, SecretKind> {
+		return this.seen;
 	}
 
 	/** Writes what the simulator logged, for the scanner. */

@@ -66,6 +66,10 @@ async function oneAtATime<T>(key: string, task: () => Promise<T>): Promise<T> {
 	}
 }
 
+function tokenOf(credentials: ICredentialDataDecryptedObject): string {
+	return String(credentials.accessToken ?? '');
+}
+
 /** One client per node run: it reads the credential's Base URL once and shares one token. */
 export class ServiceClient {
 	private credentialData?: Promise<ICredentialDataDecryptedObject>;
@@ -218,16 +222,20 @@ export class ServiceClient {
 				{ ...options },
 				{ credentialsDecrypted: decrypted, ...additional },
 			)) as IN8nHttpFullResponse;
+		const data = decrypted.data as ICredentialDataDecryptedObject;
 		// One request at a time per credential may renew the token. It first re-reads the stored
 		// credential: the request before it in the queue (of this run or another) may have stored
-		// a new token, which is then used instead of fetching one more.
-		const renewing = async () =>
+		// a new token, which is then used instead of fetching one more. A token the service has
+		// just refused is not sent again: emptied, n8n fetches a new one before the request.
+		const renewing = async (refusedToken?: string) =>
 			await oneAtATime(key, async () => {
-				Object.assign(decrypted.data as object, await this.context.getCredentials(CREDENTIAL_TYPE));
+				Object.assign(data, await this.context.getCredentials(CREDENTIAL_TYPE));
+				if (refusedToken !== undefined && tokenOf(data) === refusedToken) data.accessToken = '';
 				return await send({});
 			});
 
 		const sendRenewingIfRefused = async () => {
+			const token = tokenOf(data);
 			let refused: unknown;
 			try {
 				return await send({ preAuthenticationRetryStatusCode: [] });
@@ -236,13 +244,13 @@ export class ServiceClient {
 			}
 			// Only a refused token is worth a renewal; any other failure goes back to the retry loop.
 			if (readFailure(refused).status !== 401) throw refused;
-			return await renewing();
+			return await renewing(token);
 		};
 
 		// The run's first call goes alone, so that a missing or expired token is renewed once for
 		// the run; runs wait for one another only while one of them renews.
 		if (!this.firstCall) {
-			const hasToken = String(decrypted.data?.accessToken ?? '') !== '';
+			const hasToken = tokenOf(data) !== '';
 			this.firstCall = hasToken ? sendRenewingIfRefused() : renewing();
 			return (await this.firstCall) as IN8nHttpFullResponse;
 		}

@@ -10,6 +10,7 @@ import { Workflow } from 'n8n-workflow';
 
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE } from '../../harness/node-types';
 import { secretsOf, startTestbed, type Testbed } from '../../harness/testbed';
+import { expectNoSecret } from '../../harness/secrets';
 import type { NodeRun, RunNodeOptions } from '../../harness/workflow';
 import * as listSearch from '../../../nodes/InvoicingAssets/methods/listSearch';
 
@@ -79,18 +80,7 @@ export function pairedIndexes(run: NodeRun): number[] {
 
 /** Every secret the testbed knows plus the given ones, for "appears nowhere" checks. */
 export function expectNoSecrets(testbed: Testbed, value: unknown, extra: string[] = []) {
-	const text = JSON.stringify(value, errorFields);
-	const secrets = [...secretsOf(testbed), ...extra];
-	expect(secrets.length).toBeGreaterThan(0);
-	for (const secret of secrets) expect(text).not.toContain(secret);
-}
-
-/** JSON.stringify drops an Error's message, stack and description; keep them. */
-function errorFields(_key: string, value: unknown) {
-	if (value instanceof Error) {
-		return { ...value, name: value.name, message: value.message, stack: value.stack };
-	}
-	return value;
+	expectNoSecret(value, [...secretsOf(testbed), ...extra], 'the node’s output or errors');
 }
 
 /** Calls a listSearch method of the node as the editor does, with a real LoadOptionsContext. */
