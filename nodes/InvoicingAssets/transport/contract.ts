@@ -385,6 +385,16 @@ export function readServiceError(body: unknown): ServiceError {
 /** assumed (limits are not shown): these statuses mean "wait, then retry". */
 export const RETRYABLE_STATUSES = [429, 503];
 
+/**
+ * assumed: a 429 means the service did not act on the request, so even a create may be sent
+ * again. A 503, like 500, 502 and 504, may come from a gateway after the service acted, so only
+ * requests that are harmless to repeat are retried on those.
+ */
+export const UNPROCESSED_STATUSES = [429];
+
+/** assumed: server faults that may pass; retried only where a repeat is harmless. */
+export const TRANSIENT_SERVER_STATUSES = [500, 502, 504];
+
 /** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
 export function readRetryAfterMs(header: unknown, now = Date.now()): number | undefined {
 	const value = Array.isArray(header) ? header[0] : header;

@@ -1,6 +1,11 @@
 import type { IHttpRequestMethods } from 'n8n-workflow';
 
-import { RETRYABLE_STATUSES, readRetryAfterMs } from './contract';
+import {
+	RETRYABLE_STATUSES,
+	TRANSIENT_SERVER_STATUSES,
+	UNPROCESSED_STATUSES,
+	readRetryAfterMs,
+} from './contract';
 import type { HttpFailure } from './errors';
 
 export interface RetryPolicy {
@@ -19,17 +24,23 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 };
 
 const IDEMPOTENT_METHODS: IHttpRequestMethods[] = ['GET', 'HEAD', 'PUT', 'DELETE'];
-const TRANSIENT_SERVER_STATUSES = [500, 502, 504];
 
-/** 429 and 503 ask the client to come back later; transient faults are retried only where a repeat is harmless. */
+/**
+ * A request the service did not act on (429) is always retried. Other "come back later" answers,
+ * transient faults and lost connections are retried only where a repeat is harmless: a create
+ * sent twice could make two records.
+ */
 export function isRetryable(failure: HttpFailure, method: IHttpRequestMethods): boolean {
+	const harmlessToRepeat = IDEMPOTENT_METHODS.includes(method);
 	if (failure.status !== undefined) {
-		if (RETRYABLE_STATUSES.includes(failure.status)) return true;
+		if (UNPROCESSED_STATUSES.includes(failure.status)) return true;
 		return (
-			TRANSIENT_SERVER_STATUSES.includes(failure.status) && IDEMPOTENT_METHODS.includes(method)
+			harmlessToRepeat &&
+			(RETRYABLE_STATUSES.includes(failure.status) ||
+				TRANSIENT_SERVER_STATUSES.includes(failure.status))
 		);
 	}
-	return failure.code !== undefined && IDEMPOTENT_METHODS.includes(method);
+	return failure.code !== undefined && harmlessToRepeat;
 }
 
 /** How long to wait before the next attempt, or undefined to give up. */

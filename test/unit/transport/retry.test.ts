@@ -20,7 +20,7 @@ const failure = (
 describe('nextRetryDelayMs', () => {
 	test('waits the seconds of Retry-After, whatever the header’s case', () => {
 		expect(nextRetryDelayMs(failure(429, { 'Retry-After': '2' }), 'GET', 1, 0)).toBe(2000);
-		expect(nextRetryDelayMs(failure(503, { 'retry-after': '0.5' }), 'POST', 1, 0)).toBe(500);
+		expect(nextRetryDelayMs(failure(503, { 'retry-after': '0.5' }), 'GET', 1, 0)).toBe(500);
 		expect(nextRetryDelayMs(failure(429, { 'retry-after': ['3'] }), 'GET', 1, 0)).toBe(3000);
 	});
 
@@ -70,15 +70,14 @@ describe('nextRetryDelayMs', () => {
 });
 
 describe('isRetryable', () => {
-	test('429 and 503 for every method', () => {
+	test('429 (the service did not act) for every method', () => {
 		for (const method of ['GET', 'POST', 'DELETE'] as const) {
 			expect(isRetryable(failure(429), method)).toBe(true);
-			expect(isRetryable(failure(503), method)).toBe(true);
 		}
 	});
 
-	test('500, 502, 504 and network faults only where a repeat is harmless', () => {
-		for (const status of [500, 502, 504]) {
+	test('503, 500, 502, 504 and network faults only where a repeat is harmless', () => {
+		for (const status of [503, 500, 502, 504]) {
 			expect(isRetryable(failure(status), 'GET')).toBe(true);
 			expect(isRetryable(failure(status), 'DELETE')).toBe(true);
 			expect(isRetryable(failure(status), 'POST')).toBe(false);
