@@ -38,6 +38,15 @@ function withoutTrailingSlash(url: string): string {
 	return url.trim().replace(/\/+$/, '');
 }
 
+function requireHttps(url: string, field: string, why: string, example: string) {
+	if (!/^https:\/\/[^/]/i.test(url)) {
+		throw credentialError(
+			`The ${field} must start with https://`,
+			`${why}, so it must be protected by TLS. Enter the address the identity portal gives, e.g. ${example}.`,
+		);
+	}
+}
+
 export class InvoicingAssetsApi implements ICredentialType {
 	name = 'invoicingAssetsApi';
 
@@ -152,6 +161,19 @@ export class InvoicingAssetsApi implements ICredentialType {
 		}
 
 		const identityUrl = withoutTrailingSlash(String(credentials.identityUrl ?? ''));
+		// The client secret goes to the identity service and the token to the Data Service.
+		requireHttps(
+			identityUrl,
+			'Identity Service URL',
+			'The client secret is sent to this address',
+			'https://login.example.com/tenant.onmicrosoft.com',
+		);
+		requireHttps(
+			withoutTrailingSlash(String(credentials.baseUrl ?? '')),
+			'Base URL',
+			'Every request carries the access token to this address',
+			'https://api.example.com',
+		);
 		const form = tokenRequestForm(
 			String(credentials.clientId ?? '').trim(),
 			String(credentials.clientSecret ?? ''),
@@ -171,6 +193,8 @@ export class InvoicingAssetsApi implements ICredentialType {
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
 				timeout: TOKEN_REQUEST_TIMEOUT_MS,
+				// A redirect would carry the client secret to another address.
+				disableFollowRedirect: true,
 			})) as IN8nHttpFullResponse;
 		} catch (error) {
 			// The request error carries the form, secret included, so only its message is kept.

@@ -228,6 +228,32 @@ describe('credential errors', () => {
 		expect(error?.message).toBe('The credential’s Base URL must start with https://');
 		expect(testbed.sim.log.count()).toBe(0);
 	});
+
+	test('an http Identity Service URL is refused before the secret is sent anywhere', async () => {
+		const credential = newCredential({
+			identityUrl: testbed.sim.identityUrl.replace('https:', 'http:'),
+		});
+		const { error } = await callService(credential);
+
+		expect(error?.message).toBe('The Identity Service URL must start with https://');
+		expect(error?.description).toContain('The client secret is sent to this address');
+		expect(testbed.sim.log.count()).toBe(0);
+	});
+
+	test('a redirect from the identity service is not followed, so the secret goes nowhere else', async () => {
+		testbed.sim.faults.add({
+			route: 'token',
+			status: 307,
+			headers: { location: `${testbed.sim.serviceUrl}/elsewhere` },
+			times: 1,
+		});
+		const { error } = await callService(newCredential());
+
+		expect(error?.message).toBe('The identity service refused the token request (HTTP 307)');
+		expect(testbed.sim.log.count('token')).toBe(1);
+		expect(testbed.sim.log.count('unknown')).toBe(0);
+		expectNoSecretIn(error);
+	});
 });
 
 test('no secret appears in the output of a successful run', async () => {

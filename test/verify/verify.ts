@@ -341,8 +341,14 @@ function workflowProblems(): string[] {
 		);
 		if (!idToken) problems.push('publish.yml lacks "id-token: write" (provenance)');
 		if (!nodeVersions(publish).includes('24')) problems.push('publish.yml does not set up Node 24');
-		if (!runs(publish).includes('npm run release')) {
+		const commands = runs(publish).flatMap((run) => run.split('\n').map((line) => line.trim()));
+		if (!commands.includes('npm run release')) {
 			problems.push('publish.yml does not run npm run release (n8n-node release)');
+		}
+		// setup-node's registry-url writes an empty token when NPM_TOKEN is unset, which stops npm
+		// from using trusted publishing.
+		if (steps(publish).some((step) => step.with?.['registry-url'] !== undefined)) {
+			problems.push('publish.yml sets registry-url, which breaks npm trusted publishing');
 		}
 	}
 	return problems;

@@ -331,11 +331,13 @@ export function redactDeliveryKey(notificationUrl: string): string {
 		url.searchParams.set(DELIVERY_KEY_PARAMETER, REDACTED);
 		return url.toString();
 	} catch {
-		return notificationUrl.replace(
-			new RegExp(`(${DELIVERY_KEY_PARAMETER}=)[^&#]*`, 'gi'),
-			`$1${REDACTED}`,
-		);
+		return redactDeliveryKeysInText(notificationUrl);
 	}
+}
+
+/** Free text (e.g. a service's error message) with every delivery key in it replaced. */
+export function redactDeliveryKeysInText(text: string): string {
+	return text.replace(new RegExp(`(${DELIVERY_KEY_PARAMETER}=)[^&#\\s"']*`, 'gi'), `$1${REDACTED}`);
 }
 
 export const REDACTED = '__redacted__';

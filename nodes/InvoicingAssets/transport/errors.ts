@@ -1,7 +1,12 @@
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { IHttpRequestMethods, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { readServiceError } from './contract';
+import {
+	readRetryAfterMs,
+	readServiceError,
+	redactDeliveryKeysInText,
+	UNPROCESSED_STATUSES,
+} from './contract';
 
 /** What a failed request left us: never the request itself, which carries the bearer token. */
 export interface HttpFailure {
@@ -66,6 +71,12 @@ function findNetworkCode(error: Loose, depth = 0): string | undefined {
 	return findNetworkCode(error.cause as Loose, depth + 1);
 }
 
+/** Whether the service may have acted on a request that failed this way (its answer was lost or was a fault). */
+export function mayHaveActed(failure: HttpFailure): boolean {
+	if (failure.status === undefined) return failure.code !== undefined;
+	return failure.status >= 500 && !UNPROCESSED_STATUSES.includes(failure.status);
+}
+
 const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
 	400: {
 		message: 'The service rejected the request as invalid',
@@ -97,7 +108,7 @@ const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
 	},
 	429: {
 		message: 'The service is limiting the request rate',
-		hint: 'The node waited as the service asked and retried, without success. Lower the node’s Concurrency option, spread the workflow’s runs over time, or try again later.',
+		hint: 'Lower the node’s Concurrency option, spread the workflow’s runs over time, or try again later.',
 	},
 	431: {
 		message: 'The request’s address is too long for the service',
@@ -110,10 +121,13 @@ export interface FailureContext {
 	itemIndex?: number;
 	/** Names the record for a 404, e.g. "Invoice 'INV-1'". */
 	subject?: string;
+	method?: IHttpRequestMethods;
 	/** What the retries did, when they gave up. */
 	attempts?: number;
 	elapsedMs?: number;
 	timeoutMs?: number;
+	/** The longest the retries may wait in all; a longer Retry-After is not waited for. */
+	maxRetryWaitMs?: number;
 }
 
 /** One clear NodeApiError for a failed service call; the service's own message goes in the description. */
@@ -122,6 +136,11 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 	const retried =
 		context.attempts && context.attempts > 1
 			? ` Tried ${context.attempts} times over ${Math.round((context.elapsedMs ?? 0) / 1000)} s.`
+			: '';
+	// A create that failed this way may have happened all the same; sending it again could repeat it.
+	const unconfirmed =
+		context.method === 'POST' && mayHaveActed(failure)
+			? ' The service may have done what was asked before the failure: check (e.g. with Get Many) before running the node again.'
 			: '';
 
 	if (failure.status === undefined) {
@@ -138,7 +157,7 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 			: 'The service could not be reached';
 		return new NodeApiError(node, { message } as JsonObject, {
 			message,
-			description: `${failure.code}: ${failure.message}. Check the credential’s Base URL and the network between n8n and the service.${retried}`,
+			description: `${failure.code}: ${failure.message}. Check the credential’s Base URL and the network between n8n and the service.${retried}${unconfirmed}`,
 			itemIndex,
 		});
 	}
@@ -160,17 +179,31 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 	} else if (status >= 500) {
 		message = `The service failed to process the request (HTTP ${status})`;
 		hint =
-			'This is a fault at the service. Try again later; n8n’s Retry On Fail setting can do that for you.';
+			context.method === 'POST'
+				? 'This is a fault at the service. Try again later.'
+				: 'This is a fault at the service. Try again later; n8n’s Retry On Fail setting can do that for you.';
 	} else {
 		message = `The service refused the request (HTTP ${status})`;
 		hint = 'Check the values of the node parameters against the message above.';
 	}
+	const waitAsked = readRetryAfterMs(headerValue(failure.headers, 'retry-after'));
+	if (
+		(status === 429 || status === 503) &&
+		waitAsked !== undefined &&
+		context.maxRetryWaitMs !== undefined &&
+		(context.elapsedMs ?? 0) + waitAsked > context.maxRetryWaitMs
+	) {
+		hint = `The service asked to wait ${Math.ceil(waitAsked / 1000)} s before trying again, longer than the node waits (${Math.round(context.maxRetryWaitMs / 1000)} s in all), so it stopped. ${hint}`;
+	} else if (status === 429 && (context.attempts ?? 1) > 1) {
+		hint = `The node waited as the service asked and retried, without success. ${hint}`;
+	}
+	// The service's text may echo what it was sent, such as a notification URL with its key.
 	const serviceSays = serviceError.message
-		? `The service said: ${serviceError.message.trim().replace(/\.+$/, '')}. `
+		? `The service said: ${redactDeliveryKeysInText(serviceError.message.trim()).replace(/\.+$/, '')}. `
 		: '';
 	return new NodeApiError(node, { message, httpCode: String(status) } as JsonObject, {
 		message,
-		description: `${serviceSays}${hint}${retried}`,
+		description: `${serviceSays}${hint}${retried}${unconfirmed}`,
 		httpCode: String(status),
 		itemIndex,
 	});

@@ -13,7 +13,7 @@ import type {
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { FIRST_PAGE, JSON_MEDIA_TYPE, pageQuery, readPage } from './contract';
-import { readFailure, toNodeApiError, type HttpFailure } from './errors';
+import { mayHaveActed, readFailure, toNodeApiError, type HttpFailure } from './errors';
 import { nextPage } from './pagination';
 import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, type RetryPolicy } from './retry';
 
@@ -102,11 +102,16 @@ export class ServiceClient {
 			disableFollowRedirect: true,
 		};
 		const started = Date.now();
+		let earlierAttemptMayHaveActed = false;
 		for (let attempt = 1; ; attempt++) {
 			try {
 				return await this.sendOnce(options);
 			} catch (error) {
 				const failure = readFailure(error);
+				// A delete whose earlier answer was lost, and which now finds nothing, has done its job.
+				if (request.method === 'DELETE' && earlierAttemptMayHaveActed && failure.status === 404) {
+					return { body: undefined, headers: {}, statusCode: 204 };
+				}
 				const elapsedMs = Date.now() - started;
 				const delay = nextRetryDelayMs(
 					failure,
@@ -116,6 +121,7 @@ export class ServiceClient {
 					this.retryPolicy,
 				);
 				if (delay === undefined) throw this.toError(failure, request, attempt, elapsedMs);
+				earlierAttemptMayHaveActed ||= mayHaveActed(failure);
 				await sleep(delay);
 			}
 		}
@@ -314,9 +320,11 @@ export class ServiceClient {
 			node: this.context.getNode(),
 			itemIndex: request.itemIndex,
 			subject: request.subject,
+			method: request.method,
 			attempts,
 			elapsedMs,
 			timeoutMs: REQUEST_TIMEOUT_MS,
+			maxRetryWaitMs: this.retryPolicy.maxTotalMs,
 		});
 	}
 }

@@ -182,6 +182,35 @@ describe('429: the service limits the rate', () => {
 	);
 });
 
+describe('503 and Retry-After beyond the limit', () => {
+	test('a read answered 503 with Retry-After is waited for and retried', async () => {
+		const { testbed } = bed;
+		addFault({ status: 503, retryAfter: 1, times: 1 });
+		const result = await runThree({ continueOnFail: false });
+
+		expect(result.error).toBeUndefined();
+		expect(jsonOf(result)).toEqual(testbed.sim.data.invoices().slice(0, 3));
+		const [unavailable, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
+		expect([unavailable.status, retried.status]).toEqual([503, 200]);
+		expect(Date.parse(retried.at) - Date.parse(unavailable.at)).toBeGreaterThanOrEqual(1000);
+	});
+
+	test.each([429, 503])(
+		'a %p asking for a wait longer than the node’s limit ends at once and says so',
+		async (status) => {
+			const { testbed } = bed;
+			addFault({ status, retryAfter: 3600, times: 1 });
+			const result = await runThree({ continueOnFail: false });
+
+			expect(result.error?.description).toContain(
+				'The service asked to wait 3600 s before trying again, longer than the node waits (60 s in all), so it stopped.',
+			);
+			expect(result.error?.description).not.toContain('The node waited');
+			expect(testbed.sim.log.count('invoices.get')).toBe(1);
+		},
+	);
+});
+
 describe('500: the service fails', () => {
 	test('once: retried, and the item succeeds', async () => {
 		const { testbed } = bed;

@@ -1,3 +1,6 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { REDACTED } from '../../../nodes/InvoicingAssets/transport/contract';
 import {
 	expectNoSecrets,
@@ -114,6 +117,66 @@ describe('Subscription → Create', () => {
 		expect(result.error?.message).toBe('The service failed to process the request (HTTP 500)');
 		expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
 	});
+
+	test('a create answered 503 after the service made it is not repeated, and the error says it may exist', async () => {
+		const { testbed } = bed;
+		testbed.sim.faults.add({
+			route: 'subscriptions.create',
+			status: 503,
+			retryAfter: 0,
+			afterHandling: true,
+			times: 1,
+		});
+		const result = await run(testbed, create());
+
+		expect(result.error?.message).toBe('The service failed to process the request (HTTP 503)');
+		expect(result.error?.description).toContain(
+			'The service may have done what was asked before the failure: check (e.g. with Get Many) before running the node again.',
+		);
+		expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
+		expect(testbed.sim.subscriptions.list()).toHaveLength(1);
+	});
+
+	test('a delivery key the service echoes in its error text is hidden', async () => {
+		const { testbed } = bed;
+		const deliveryKey = `dk-${Math.random().toString(36).slice(2)}`;
+		testbed.sim.faults.add({
+			route: 'subscriptions.create',
+			status: 422,
+			body: {
+				code: 'unreachable',
+				message: `https://n8n.example.com/webhook/invoices?apiKey=${deliveryKey} did not answer a test call`,
+				details: null,
+			},
+			times: 1,
+		});
+		const result = await run(testbed, create({ additionalFields: { deliveryKey } }), {
+			continueOnFail: true,
+		});
+
+		expect(jsonOf(result)[0]).toEqual({
+			error: 'The service could not process the values given',
+			details: expect.stringContaining(
+				`The service said: https://n8n.example.com/webhook/invoices?apiKey=${REDACTED} did not answer a test call.`,
+			),
+		});
+		expectNoSecrets(testbed, result, [deliveryKey]);
+	});
+
+	test('a create the service does not answer within 30 s fails with the timeout, once', async () => {
+		const { testbed } = bed;
+		testbed.sim.faults.add({ route: 'subscriptions.create', latencyMs: 31_000, times: 1 });
+		const started = performance.now();
+		const result = await run(testbed, create());
+
+		expect(result.error?.message).toBe('The service did not answer within 30 s');
+		expect(result.error?.description).toContain('may have done what was asked');
+		expect(performance.now() - started).toBeGreaterThanOrEqual(30_000);
+		// The simulator logs a request once it has handled it: a second later here.
+		while (testbed.sim.log.count('subscriptions.create') === 0) await sleep(100);
+		expect(testbed.sim.log.peakInFlight('subscriptions.create')).toBe(1);
+		expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
+	}, 50_000);
 });
 
 describe('Subscription → Get Many and Delete', () => {
@@ -169,6 +232,43 @@ describe('Subscription → Get Many and Delete', () => {
 			[first.id, 204],
 			[second.id, 204],
 		]);
+	});
+
+	test('Get Many with Limit and Delete with the ID from expressions, per item', async () => {
+		const { testbed } = bed;
+		const [first, second] = await createThree();
+		const listed = await run(testbed, list({ limit: '={{ $json.limit }}' }), {
+			input: [{ json: { limit: 1 } }, { json: { limit: 3 } }],
+		});
+		expect(jsonOf(listed).map((entry: Json) => entry.id)).toHaveLength(4);
+		expect(pairedIndexes(listed)).toEqual([0, 1, 1, 1]);
+
+		const removed = await run(testbed, remove('={{ $json.id }}'), {
+			input: [{ json: { id: first.id } }, { json: { id: second.id } }],
+		});
+		expect(jsonOf(removed)).toEqual([{ deleted: true }, { deleted: true }]);
+		expect(pairedIndexes(removed)).toEqual([0, 1]);
+		expect(testbed.sim.subscriptions.list().map((entry) => entry.id)).not.toContain(first.id);
+		expect(testbed.sim.subscriptions.list().map((entry) => entry.id)).not.toContain(second.id);
+	});
+
+	test('a delete whose answer was lost is retried and, finding nothing left, answers { deleted: true }', async () => {
+		const { testbed } = bed;
+		const [first] = await createThree();
+		testbed.sim.faults.add({
+			route: 'subscriptions.delete',
+			drop: true,
+			afterHandling: true,
+			times: 1,
+		});
+		const result = await run(testbed, remove(first.id));
+
+		expect(result.error).toBeUndefined();
+		expect(jsonOf(result)).toEqual([{ deleted: true }]);
+		expect(
+			testbed.sim.log.entries({ route: 'subscriptions.delete' }).map((entry) => entry.status),
+		).toEqual([null, 404]);
+		expect(testbed.sim.subscriptions.list()).toHaveLength(2);
 	});
 
 	test('deleting an unknown subscription names it', async () => {

@@ -14,6 +14,7 @@ import {
 	readServiceError,
 	readSubscriptions,
 	redactDeliveryKey,
+	redactDeliveryKeysInText,
 	summarizeAsset,
 	summarizeInvoice,
 	toServiceTimestamp,
@@ -139,6 +140,16 @@ describe('tokens and subscriptions', () => {
 		);
 		expect(redactDeliveryKey('not a url?apiKey=secret&b=2')).toBe(
 			`not a url?apiKey=${REDACTED}&b=2`,
+		);
+	});
+
+	test('in free text every delivery key is hidden, whole, and the words around it are kept', () => {
+		expect(
+			redactDeliveryKeysInText(
+				'https://a.example/h?apiKey=s3cr3ts_s-9 did not answer; "https://b.example/h?x=1&APIKEY=ssss" neither',
+			),
+		).toBe(
+			`https://a.example/h?apiKey=${REDACTED} did not answer; "https://b.example/h?x=1&APIKEY=${REDACTED}" neither`,
 		);
 	});
 });
