@@ -211,6 +211,18 @@ export class ServiceClient {
 				? envelope.totalItems
 				: undefined;
 		const readSoFar = (page - FIRST_PAGE) * pageSize + envelope.items.length;
+		if (envelope.items.length < pageSize && totalItems !== undefined && readSoFar < totalItems) {
+			// A page shorter than asked, though more records remain: the service pages differently
+			// from the contract (e.g. a lower page-size limit). Stopping here would lose records.
+			throw new NodeOperationError(
+				this.context.getNode(),
+				'The service’s pages do not add up, so the list would be incomplete',
+				{
+					description: `Page ${page} held ${envelope.items.length} records where ${pageSize} were asked for, though the service reports ${totalItems} in all. The node stopped rather than return part of the list. The service’s paging may differ from what this node assumes (see “Service contract” in the README); please report it.`,
+					itemIndex,
+				},
+			);
+		}
 		return {
 			items: envelope.items,
 			totalItems,

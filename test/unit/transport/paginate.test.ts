@@ -137,6 +137,17 @@ describe('ServiceClient.paginate', () => {
 		expect(requests.length).toBeLessThanOrEqual(1 + 2 * PAGE_CONCURRENCY);
 	});
 
+	test('pages shorter than asked while more records remain are an error, not a silently short list', async () => {
+		// A service whose page-size limit is 50, not the assumed 100.
+		const { client, requests } = clientFor((page, pageSize) =>
+			listOf(1_050)(page, Math.min(pageSize, 50)),
+		);
+		await expect(client.paginate<number>('/list', {})).rejects.toThrow(
+			'The service’s pages do not add up, so the list would be incomplete',
+		);
+		expect(requests).toEqual([{ page: 1, pageSize: 100 }]);
+	});
+
 	test('an answer that is not a page is a clear error', async () => {
 		const { client } = clientFor(() => ({ body: [1, 2, 3] }));
 		await expect(client.paginate<number>('/list', {})).rejects.toThrow(
