@@ -29,6 +29,14 @@ export function requireText(
 	displayName: string,
 	example: string,
 ): string {
+	if (typeof value === 'object' && value !== null) {
+		throw invalidInput(
+			context,
+			itemIndex,
+			`The ${displayName} must be text, not ${Array.isArray(value) ? 'a list' : 'an object'}`,
+			`Enter one value, e.g. ${example}. If it comes from an expression, make it pick one field, e.g. {{ $json.items[0].number }} rather than {{ $json.items }}.`,
+		);
+	}
 	const text =
 		typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
 	if (text === '') {

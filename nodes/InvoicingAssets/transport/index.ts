@@ -122,9 +122,27 @@ export class ServiceClient {
 				);
 				if (delay === undefined) throw this.toError(failure, request, attempt, elapsedMs);
 				earlierAttemptMayHaveActed ||= mayHaveActed(failure);
-				await sleep(delay);
+				if (!(await this.waitUnlessCancelled(delay))) {
+					throw this.toError(failure, request, attempt, elapsedMs);
+				}
 			}
 		}
+	}
+
+	/** Waits `ms`; false when the execution was cancelled meanwhile (the wait then ends at once). */
+	private async waitUnlessCancelled(ms: number): Promise<boolean> {
+		const signal = (this.context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.();
+		if (!signal) {
+			await sleep(ms);
+			return true;
+		}
+		if (signal.aborted) return false;
+		let onAbort = () => {};
+		const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+		signal.addEventListener('abort', onAbort, { once: true });
+		await Promise.race([sleep(ms), aborted]);
+		signal.removeEventListener('abort', onAbort);
+		return !signal.aborted;
 	}
 
 	/**

@@ -150,12 +150,25 @@ describe('text and identifiers', () => {
 	test('requireText trims, accepts numbers, and refuses empty or blank values', () => {
 		expect(requireText(berlin, 0, '  INV-1 ', 'Invoice Number', 'INV-2026-000123')).toBe('INV-1');
 		expect(requireText(berlin, 0, 42, 'Invoice Number', 'INV-2026-000123')).toBe('42');
-		for (const value of ['', '   \t', undefined, null, {}]) {
+		for (const value of ['', '   \t', undefined, null]) {
 			const error = thrown(() =>
 				requireText(berlin, 1, value, 'Invoice Number', 'INV-2026-000123'),
 			);
 			expect(error.message).toBe('The Invoice Number is empty [item 1]');
 			expect(error.description).toContain('INV-2026-000123');
+		}
+	});
+
+	test('requireText says so when an expression gives a list or an object', () => {
+		for (const [value, kind] of [
+			[['INV-1'], 'a list'],
+			[{ number: 'INV-1' }, 'an object'],
+		] as const) {
+			const error = thrown(() =>
+				requireText(berlin, 2, value, 'Invoice Number', 'INV-2026-000123'),
+			);
+			expect(error.message).toBe(`The Invoice Number must be text, not ${kind} [item 2]`);
+			expect(error.description).toContain('pick one field');
 		}
 	});
 

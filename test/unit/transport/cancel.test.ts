@@ -1,0 +1,55 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals */
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
+
+import { ServiceClient } from '../../../nodes/InvoicingAssets/transport';
+
+const node = {
+	id: 'node',
+	name: 'Invoicing & Assets',
+	type: 'n8n-nodes-invoicing-assets.invoicingAssets',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+	credentials: { invoicingAssetsApi: { id: '1', name: 'credential' } },
+} as INode;
+
+/** A context whose service always answers 429 with `Retry-After: 30`. */
+function rateLimitedContext(signal: AbortSignal) {
+	let requests = 0;
+	const context = {
+		getNode: () => node,
+		getCredentials: async () => ({ baseUrl: 'https://api.example.com', accessToken: 't' }),
+		getExecutionCancelSignal: () => signal,
+		helpers: {
+			httpRequestWithAuthentication: async () => {
+				requests += 1;
+				throw Object.assign(new Error('HTTP 429'), {
+					response: { status: 429, data: null, headers: { 'retry-after': '30' } },
+				});
+			},
+		},
+	} as unknown as IExecuteFunctions;
+	return { context, requests: () => requests };
+}
+
+test('a cancelled execution stops waiting for a retry at once, with the last error', async () => {
+	const cancel = new AbortController();
+	const { context, requests } = rateLimitedContext(cancel.signal);
+	const started = Date.now();
+	const pending = new ServiceClient(context).request({ method: 'GET', path: '/x' });
+	setTimeout(() => cancel.abort(), 200);
+
+	await expect(pending).rejects.toThrow('The service is limiting the request rate');
+	expect(Date.now() - started).toBeLessThan(5_000);
+	expect(requests()).toBe(1);
+});
+
+test('an execution cancelled before the wait does not wait at all', async () => {
+	const cancel = new AbortController();
+	cancel.abort();
+	const { context, requests } = rateLimitedContext(cancel.signal);
+	await expect(new ServiceClient(context).request({ method: 'GET', path: '/x' })).rejects.toThrow(
+		'The service is limiting the request rate',
+	);
+	expect(requests()).toBe(1);
+});
