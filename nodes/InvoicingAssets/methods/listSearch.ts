@@ -114,6 +114,8 @@ interface ListSource<T> {
 
 /** Pages read per call while filtering; "load more" continues from there. */
 const PAGES_PER_SEARCH = 5;
+/** While nothing matched yet, reading goes on up to this many pages: an empty list offers no "load more". */
+const PAGES_PER_SEARCH_WITHOUT_MATCH = 20;
 
 /**
  * The list endpoints have no text search, so the filter is applied here, a few pages at a time,
@@ -141,7 +143,10 @@ async function searchList<T>(
 
 	let page = firstPage;
 	let more = true;
-	for (let read = 0; read < pagesToRead && more; read++, page++) {
+	const keepReading = (read: number) =>
+		read < pagesToRead ||
+		(needle !== '' && found.length === 0 && read < PAGES_PER_SEARCH_WITHOUT_MATCH);
+	for (let read = 0; keepReading(read) && more; read++, page++) {
 		const envelope = readPage<T>(
 			await client.request({
 				method: 'GET',

@@ -482,6 +482,24 @@ describe('Invoice → From List search', () => {
 			expect(stored(String(entry.value)).customerNumber).toBe(customer);
 	});
 
+	test('a filter that matches nothing in the first pages reads on, so the editor never shows an empty list that has more', async () => {
+		const { testbed } = bed;
+		// Invoice numbers INV-0000800 to INV-0000899 are the first to contain this: on page 8 of 100.
+		const filter = 'inv-00008';
+		const invoices = testbed.sim.data.invoices();
+		const first = invoices.findIndex((invoice) =>
+			invoice.invoiceNumber.toLowerCase().includes(filter),
+		);
+		expect(first).toBeGreaterThanOrEqual(500);
+		const pageOfMatch = Math.floor(first / 100) + 1;
+
+		const result = await searchList(testbed, 'searchInvoices', filter);
+		expect(result.results[0]?.value).toBe(invoices[first].invoiceNumber);
+		// It stops at the first page with a match, and offers the next for "load more".
+		expect(testbed.sim.log.count('invoices.list')).toBe(pageOfMatch);
+		expect(result.paginationToken).toBe(String(pageOfMatch + 1));
+	});
+
 	test('an exact invoice number is found directly, wherever it sits in the list', async () => {
 		const { testbed } = bed;
 		const invoiceNumber = nth(1040).invoiceNumber;
