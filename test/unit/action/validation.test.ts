@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import {
@@ -11,15 +11,9 @@ import {
 	requireText,
 	toServiceDate,
 } from '../../../nodes/InvoicingAssets/actions/validation';
+import { actionNode } from '../fixtures';
 
-const node: INode = {
-	id: 'node',
-	name: 'Invoicing & Assets',
-	type: 'n8n-nodes-invoicing-assets.invoicingAssets',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = actionNode;
 
 function contextIn(timeZone: string): IExecuteFunctions {
 	return { getNode: () => node, getTimezone: () => timeZone } as unknown as IExecuteFunctions;

@@ -1,17 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals */
-import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { ServiceClient } from '../../../nodes/InvoicingAssets/transport';
+import { actionNode } from '../fixtures';
 
-const node = {
-	id: 'node',
-	name: 'Invoicing & Assets',
-	type: 'n8n-nodes-invoicing-assets.invoicingAssets',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-	credentials: { invoicingAssetsApi: { id: '1', name: 'credential' } },
-} as INode;
+const node = actionNode;
 
 /** A context whose service always answers 429 with `Retry-After: 30`. */
 function rateLimitedContext(signal: AbortSignal) {

@@ -1,16 +1,9 @@
-import type { INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { readFailure, toNodeApiError } from '../../../nodes/InvoicingAssets/transport/errors';
+import { actionNode } from '../fixtures';
 
-const node: INode = {
-	id: 'node',
-	name: 'Invoicing & Assets',
-	type: 'n8n-nodes-invoicing-assets.invoicingAssets',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = actionNode;
 
 /** What axios throws for an HTTP error answer. */
 function axiosError(status: number, data: unknown, headers: Record<string, string> = {}) {

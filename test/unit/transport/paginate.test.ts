@@ -1,18 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals */
-import type { IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
+import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
 import { PAGE_CONCURRENCY, ServiceClient } from '../../../nodes/InvoicingAssets/transport';
 import { DEFAULT_RETRY_POLICY } from '../../../nodes/InvoicingAssets/transport/retry';
+import { actionNode } from '../fixtures';
 
-const node: INode = {
-	id: 'node',
-	name: 'Invoicing & Assets',
-	type: 'n8n-nodes-invoicing-assets.invoicingAssets',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-	credentials: { invoicingAssetsApi: { id: '1', name: 'credential' } },
-};
+const node = actionNode;
 
 interface Answer {
 	status?: number;
