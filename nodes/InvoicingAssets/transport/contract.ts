@@ -296,6 +296,13 @@ export function readSubscriptions(body: unknown): Subscription[] {
 	return readPage<Subscription>(parsed)?.items ?? [];
 }
 
+/**
+ * assumed: the delete call answers 404 with this code for a subscription the service does not
+ * know (or that another API key owns). Any other 404, such as a gateway's answer to a path it
+ * does not know, says nothing about the subscription.
+ */
+export const SUBSCRIPTION_NOT_FOUND_ERROR = 'subscription_not_found';
+
 /** spec: a delivery URL must be HTTPS (TLS 1.2 or later). */
 export const NOTIFICATION_URL_PROTOCOL = 'https:';
 

@@ -266,13 +266,16 @@ describe('event delivery', () => {
 			});
 			expect(refused.status).toBe(400);
 			// Even one stored by other means is not called.
-			sim.subscriptions.insert({
-				id: '11111111-1111-4111-8111-111111111111',
-				notificationUrl: withDeliveryKey(`${plain.url}/hook`, newKey()),
-				eventTypes: null,
-				description: null,
-				createdAt: '2025-01-01T00:00:00Z',
-			});
+			sim.subscriptions.insert(
+				{
+					id: '11111111-1111-4111-8111-111111111111',
+					notificationUrl: withDeliveryKey(`${plain.url}/hook`, newKey()),
+					eventTypes: null,
+					description: null,
+					createdAt: '2025-01-01T00:00:00Z',
+				},
+				sim.defaultClient.clientId,
+			);
 			const [outcome] = await sim.issueInvoice().event.done;
 			expect(outcome).toMatchObject({ result: 'refused', attempts: 0 });
 			expect(plain.received).toHaveLength(0);

@@ -210,8 +210,8 @@ describe('a failed create', () => {
 		host = await startHost(testbed);
 		const store = testbed.sim.subscriptions;
 		const create = store.create.bind(store);
-		jest.spyOn(store, 'create').mockImplementationOnce((request, createdAt) => {
-			create(request, createdAt);
+		jest.spyOn(store, 'create').mockImplementationOnce((request, createdAt, owner) => {
+			create(request, createdAt, owner);
 			throw new Error('lost after the subscription was stored');
 		});
 
@@ -232,9 +232,10 @@ describe('a failed create', () => {
 		host = await startHost(testbed);
 		const store = testbed.sim.subscriptions;
 		const create = store.create.bind(store);
-		jest
-			.spyOn(store, 'create')
-			.mockImplementationOnce((request, createdAt) => ({ ...create(request, createdAt), id: '' }));
+		jest.spyOn(store, 'create').mockImplementationOnce((request, createdAt, owner) => ({
+			...create(request, createdAt, owner),
+			id: '',
+		}));
 
 		await host.publish();
 		const subscription = onlySubscription(testbed);
@@ -272,9 +273,11 @@ describe('a failed create', () => {
 describe('subscriptions the trigger did not create', () => {
 	test('one with the same URL is never adopted nor deleted', async () => {
 		host = await startHost(testbed);
+		const owner = testbed.sim.defaultClient.clientId;
 		const foreign = testbed.sim.subscriptions.create(
 			{ notificationUrl: host.webhookUrl, eventTypes: null, description: 'someone else’s' },
 			'2025-01-01T00:00:00Z',
+			owner,
 		);
 		const foreignWithKey = testbed.sim.subscriptions.create(
 			{
@@ -283,6 +286,7 @@ describe('subscriptions the trigger did not create', () => {
 				description: null,
 			},
 			'2025-01-01T00:00:00Z',
+			owner,
 		);
 
 		expect(await host.call('checkExists')).toBe(false);
@@ -308,6 +312,7 @@ describe('subscriptions the trigger did not create', () => {
 				description: null,
 			},
 			'2025-01-01T00:00:00Z',
+			testbed.sim.defaultClient.clientId,
 		);
 		await host.publish();
 
