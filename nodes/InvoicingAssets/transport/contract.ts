@@ -395,25 +395,31 @@ export const REDACTED = '__redacted__';
 
 /* ------------------------------------------------------------------------- events */
 
-/** assumed: body of a webhook delivery */
+/**
+ * assumed: body of a webhook delivery. spec: a field without a value is null; tolerated when
+ * left out as well.
+ */
 export interface ServiceEvent {
 	eventId: string;
 	eventType: string;
-	occurredAt: string;
-	subscriptionId: string;
-	data: Record<string, unknown>;
+	occurredAt: string | null;
+	subscriptionId: string | null;
+	data: Record<string, unknown> | null;
 }
 
+/**
+ * An event needs a non-empty eventId and eventType; occurredAt, subscriptionId and data may be
+ * null or absent, and are otherwise of their contract type.
+ */
 export function isServiceEvent(body: unknown): body is ServiceEvent {
+	const empty = (value: unknown) => value === null || value === undefined;
 	return (
 		isObject(body) &&
-		typeof body.eventId === 'string' &&
-		body.eventId.length > 0 &&
-		typeof body.eventType === 'string' &&
-		body.eventType.length > 0 &&
-		typeof body.occurredAt === 'string' &&
-		typeof body.subscriptionId === 'string' &&
-		isObject(body.data)
+		isNonEmptyString(body.eventId) &&
+		isNonEmptyString(body.eventType) &&
+		(empty(body.occurredAt) || typeof body.occurredAt === 'string') &&
+		(empty(body.subscriptionId) || typeof body.subscriptionId === 'string') &&
+		(empty(body.data) || isObject(body.data))
 	);
 }
 

@@ -3,6 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { ALL_EVENTS, selectedEventTypes } from '../../../nodes/InvoicingAssets/shared/events';
 import {
+	isServiceEvent,
 	readCreatedSubscriptionId,
 	readSubscriptionListPage,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
@@ -85,6 +86,40 @@ describe('readSubscriptionListPage', () => {
 		['an envelope entry with a numeric id', { items: [{ id: 1 }] }],
 	])('%s is unreadable (undefined), never an empty list', (_name, body) => {
 		expect(readSubscriptionListPage(body)).toBeUndefined();
+	});
+});
+
+describe('isServiceEvent', () => {
+	const event = {
+		eventId: 'e-1',
+		eventType: 'invoice.issued',
+		occurredAt: '2025-01-02T03:04:05Z',
+		subscriptionId: GUID,
+		data: { invoiceNumber: 'INV-1' },
+	};
+
+	test.each([
+		['a complete event', {}],
+		['null optional fields', { occurredAt: null, subscriptionId: null, data: null }],
+		[
+			'absent optional fields',
+			{ occurredAt: undefined, subscriptionId: undefined, data: undefined },
+		],
+		['an empty data object', { data: {} }],
+	])('accepts %s', (_name, change) => {
+		expect(isServiceEvent({ ...event, ...change })).toBe(true);
+	});
+
+	test.each([
+		['no eventId', { eventId: undefined }],
+		['a null eventId', { eventId: null }],
+		['an empty eventType', { eventType: '' }],
+		['a numeric occurredAt', { occurredAt: 5 }],
+		['a numeric subscriptionId', { subscriptionId: 5 }],
+		['data as an array', { data: [] }],
+		['data as text', { data: 'x' }],
+	])('refuses %s', (_name, change) => {
+		expect(isServiceEvent({ ...event, ...change })).toBe(false);
 	});
 });
 
