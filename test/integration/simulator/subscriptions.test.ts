@@ -11,6 +11,7 @@ import {
 	withDeliveryKey,
 } from '../../../nodes/InvoicingAssets/transport/contract';
 import { startSimulator, type Simulator } from '../../simulator';
+import { expectNoSecret } from '../../harness/secrets';
 import { call, createAgent, fetchToken, UUID_PATTERN } from './helpers';
 
 let sim: Simulator;
@@ -101,7 +102,7 @@ describe('create', () => {
 		expect(response.json.code).toBe('invalid_notification_url');
 		expect(response.json.message).toContain(mention);
 		expect(response.json.details).toEqual({ field: 'notificationUrl' });
-		if (url.includes('apiKey')) expect(response.text).not.toContain('abc');
+		if (url.includes('apiKey')) expectNoSecret(response.text, ['abc'], 'the refusal');
 	});
 
 	test('the http refusal names TLS 1.2 and plain HTTP', async () => {

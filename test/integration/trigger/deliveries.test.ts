@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
+import { expectNoSecret } from '../../harness/secrets';
 import type { Testbed } from '../../harness/testbed';
 import type { TriggerHost } from '../../harness/webhooks';
 import {
@@ -70,8 +71,8 @@ describe('a delivery with the right key', () => {
 		expect(run?.data.resultData.runData[TRIGGER][0].data?.main[0]?.map((i) => i.json)).toEqual([
 			delivered,
 		]);
-		expect(JSON.stringify(run?.data)).not.toContain(key);
-		expect(JSON.stringify(execution.items)).not.toContain('apiKey');
+		expectNoSecret(run?.data, [key], 'the execution data');
+		expect(JSON.stringify(execution.items).includes('apiKey')).toBe(false);
 
 		const [answer] = host.requests;
 		expect(answer).toMatchObject({ kind: 'production', status: 200, executed: true });
@@ -137,7 +138,7 @@ describe('deliveries without the right key', () => {
 			error: 'unauthorized',
 			message: 'The delivery key is missing or not valid.',
 		});
-		expect(answer.text).not.toContain(key);
+		expectNoSecret(answer.text, [key], 'the answer');
 		await host.settled();
 		expect(host.executions).toEqual([]);
 	});

@@ -44,8 +44,8 @@ describe('publish and unpublish', () => {
 			`/webhook/${host.node.webhookId}/webhook`,
 		);
 		const key = keyOf(subscription);
-		expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
-		expect(Buffer.from(key, 'base64url')).toHaveLength(32);
+		expect(/^[A-Za-z0-9_-]{43}$/.test(key)).toBe(true);
+		expect(Buffer.from(key, 'base64url').length).toBe(32);
 		expect(subscription.eventTypes).toBeNull();
 		expect(subscription.description).toBeNull();
 		expect(host.nodeStaticData).toEqual({
@@ -183,7 +183,7 @@ describe('a subscription deleted out of band', () => {
 		expect(recheck).toMatchObject({ method: 'checkExists', result: false, staticDataAfter: {} });
 		const renewed = onlySubscription(testbed);
 		expect(renewed.id).not.toBe(old.id);
-		expect(keyOf(renewed)).not.toBe(keyOf(old));
+		expect(keyOf(renewed) === keyOf(old)).toBe(false);
 		expect(host.nodeStaticData).toEqual({
 			subscriptionId: renewed.id,
 			deliveryKeyHash: sha256Hex(keyOf(renewed)),

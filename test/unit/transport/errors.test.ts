@@ -2,6 +2,7 @@ import type { INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { readFailure, toNodeApiError } from '../../../nodes/InvoicingAssets/transport/errors';
+import { expectNoSecret } from '../../harness/secrets';
 
 const node: INode = {
 	id: 'node',
@@ -63,7 +64,7 @@ describe('readFailure', () => {
 	});
 
 	test('never keeps the request, which carries the bearer token', () => {
-		expect(JSON.stringify(readFailure(axiosError(500, null)))).not.toContain('secret-token');
+		expectNoSecret(readFailure(axiosError(500, null)), ['secret-token'], 'the failure read');
 	});
 });
 
