@@ -24,6 +24,11 @@ export class PackageNodeTypes implements INodeTypes {
 		[TRIGGER_NODE_TYPE, new InvoicingAssetsTrigger()],
 	]);
 
+	/** Adds a node type that is not the package's (to test the harness itself). */
+	register(name: string, type: INodeType) {
+		this.types.set(name, type);
+	}
+
 	getByName(nodeType: string): INodeType | IVersionedNodeType {
 		return this.getByNameAndVersion(nodeType);
 	}
@@ -47,6 +52,11 @@ export class PackageNodeTypes implements INodeTypes {
 	}
 }
 
+/** The credential types the harness knows: the package's, and any a test registers. */
 export const credentialTypes: Record<string, ICredentialType> = {
 	[CREDENTIAL_TYPE]: new InvoicingAssetsApi(),
 };
+
+export function registerCredentialType(type: ICredentialType) {
+	credentialTypes[type.name] = type;
+}

@@ -147,6 +147,9 @@ export class TriggerHost {
 	/** How many of the next executions n8n fails to start after webhook() (answering 500, as n8n does). */
 	failExecutionStarts = 0;
 
+	/** Requests held until `count` have arrived, then handed to n8n together. */
+	private gathering?: { count: number; release: Array<() => void> };
+
 	private constructor(
 		private readonly harness: Harness,
 		private readonly server: Server,
@@ -385,6 +388,14 @@ export class TriggerHost {
 		return { status: response.statusCode, headers: response.headers, text: responseText, json };
 	}
 
+	/**
+	 * Holds the next `count` requests, once read, until all of them have arrived, then lets them
+	 * reach webhook() together: deliveries that arrive at the same moment.
+	 */
+	gatherRequests(count: number) {
+		this.gathering = { count, release: [] };
+	}
+
 	/** Resolves once every execution started so far has finished. */
 	async settled(): Promise<void> {
 		while (this.runs.length > 0) {
@@ -542,6 +553,15 @@ export class TriggerHost {
 
 	private async handle(req: IncomingMessage, res: ServerResponse) {
 		const rawBody = await readAll(req);
+		const gathering = this.gathering;
+		if (gathering) {
+			await new Promise<void>((resolve) => {
+				gathering.release.push(resolve);
+				if (gathering.release.length < gathering.count) return;
+				this.gathering = undefined;
+				for (const release of gathering.release) release();
+			});
+		}
 		const url = req.url ?? '/';
 		const queryAt = url.indexOf('?');
 		const path = queryAt === -1 ? url : url.slice(0, queryAt);

@@ -593,8 +593,8 @@ async function malformedBodies(
 			body: () => JSON.stringify({ ...event(ours.subscriptionId), eventType: ['invoice.issued'] }),
 		},
 		{
-			kind: 'occurredAt null',
-			body: () => JSON.stringify({ ...event(ours.subscriptionId), occurredAt: null }),
+			kind: 'occurredAt a number',
+			body: () => JSON.stringify({ ...event(ours.subscriptionId), occurredAt: 1735787045 }),
 		},
 		{
 			kind: 'subscriptionId an object',
@@ -609,8 +609,8 @@ async function malformedBodies(
 			body: () => JSON.stringify({ ...event(ours.subscriptionId), data: [1, 2] }),
 		},
 		{
-			kind: 'data null',
-			body: () => JSON.stringify({ ...event(ours.subscriptionId), data: null }),
+			kind: 'data a number',
+			body: () => JSON.stringify({ ...event(ours.subscriptionId), data: 42 }),
 		},
 		{
 			kind: 'form-encoded',

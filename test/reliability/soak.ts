@@ -58,8 +58,8 @@ function watchSubscriptions(sim: Simulator, webhookId: string) {
 		store.list().filter((subscription) => subscription.notificationUrl.includes(webhookId));
 	const watch = { most: 0, ours };
 	const create = store.create.bind(store);
-	store.create = (request, createdAt) => {
-		const created = create(request, createdAt);
+	store.create = (...args) => {
+		const created = create(...args);
 		watch.most = Math.max(watch.most, ours().length);
 		return created;
 	};

@@ -37,6 +37,13 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
 };
 
 export const MAX_DELIVERY_ATTEMPTS = 20;
+
+/** The simulator's events have every field of the contract set. */
+type SimulatedEvent = ServiceEvent & {
+	occurredAt: string;
+	subscriptionId: string;
+	data: Record<string, unknown>;
+};
 export const DELIVERY_USER_AGENT = 'invoicing-assets-simulator/1.0';
 
 export class DeliveryEngine {
@@ -130,7 +137,7 @@ export class DeliveryEngine {
 			.list()
 			.filter((sub) => sub.eventTypes === null || sub.eventTypes.includes(eventType));
 		const deliveries = targets.map((subscription) => {
-			const event: ServiceEvent = {
+			const event: SimulatedEvent = {
 				eventId,
 				eventType,
 				occurredAt,
@@ -181,7 +188,7 @@ export class DeliveryEngine {
 
 	private async deliver(
 		url: string,
-		event: ServiceEvent,
+		event: SimulatedEvent,
 		options: DeliveryOptions,
 	): Promise<DeliveryOutcome[]> {
 		const first = await this.deliverCopy(url, event, options, 1);
@@ -193,7 +200,7 @@ export class DeliveryEngine {
 
 	private async deliverCopy(
 		url: string,
-		event: ServiceEvent,
+		event: SimulatedEvent,
 		options: DeliveryOptions,
 		copy: number,
 	): Promise<DeliveryOutcome> {

@@ -135,7 +135,13 @@ export interface Simulator {
 	};
 	issueInvoice(input?: IssueInvoiceInput): IssuedInvoice;
 	emitEvent(eventType: string, data: Record<string, unknown>): EmittedEvent;
+	/** Every client's subscriptions; `create` and `insert` name the owning client's ID. */
 	subscriptions: SubscriptionStore;
+	/**
+	 * Makes the subscription list answer the page envelope, `pageSize` items a page unless the
+	 * request asks otherwise; undefined restores the contract's bare array.
+	 */
+	setSubscriptionListPageSize(pageSize: number | undefined): void;
 	faults: {
 		add(rule: FaultRule): ActiveFault;
 		remove(id: string): boolean;
@@ -205,6 +211,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		options.delivery,
 	);
 	const urls = { service: '' };
+	const listing: { pageSize?: number } = {};
 	const routeContext = {
 		clock,
 		clients,
@@ -216,6 +223,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		sleeper,
 		secretRecord,
 		serviceUrl: () => urls.service,
+		subscriptionListPageSize: () => listing.pageSize,
 	};
 
 	const sockets = new Set<Socket>();
@@ -330,6 +338,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		},
 		emitEvent: (eventType, eventData) => deliveries.emit(eventType, eventData),
 		subscriptions,
+		setSubscriptionListPageSize: (pageSize) => {
+			if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1)) {
+				throw new Error('The subscription list page size must be a whole number of at least 1.');
+			}
+			listing.pageSize = pageSize;
+		},
 		faults: {
 			add: (rule) => faults.add(rule),
 			remove: (id) => faults.remove(id),

@@ -8,7 +8,8 @@
  *   data. Tokens of a sandbox key are refused by production (401) and the other way round.
  * - Service errors are `{ code, message, details }`: 401 `unauthorized` (details.reason says why),
  *   400 `invalid_parameter` / `invalid_json` / `invalid_notification_url` / `invalid_event_types`,
- *   404 `not_found`, 405 `method_not_allowed` (with Allow), 406 `not_acceptable` (an Accept header
+ *   404 `subscription_not_found` (a subscription unknown to the caller, as the contract assumes),
+ *   404 `not_found` (an unknown path, an unknown invoice or asset), 405 `method_not_allowed` (with Allow), 406 `not_acceptable` (an Accept header
  *   that excludes JSON), 413 `payload_too_large` (over 1 MiB), 415 `unsupported_media_type`
  *   (a create body that is not JSON).
  * - Token errors are OAuth style: 400 `invalid_request` (not form-encoded, a field missing or
@@ -19,6 +20,8 @@
  *   segments is an unknown route (404, logged as 'unknown'). Query filters that are empty are
  *   ignored, unknown query arguments too; a repeated argument is a 400.
  * - Lists default to page 1 and pageSize 20. A page past the end has no items.
+ * - The subscription list is a bare array of the caller's subscriptions, as the contract assumes;
+ *   `subscriptionListPageSize` (a test setting) makes it answer the page envelope instead.
  * - issuedFrom and issuedTo are inclusive bounds on issueDate; issuedFrom after issuedTo is a 400.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -32,6 +35,7 @@ import {
 	INVOICE_STATUSES,
 	JSON_MEDIA_TYPE,
 	MAX_PAGE_SIZE,
+	SUBSCRIPTION_NOT_FOUND_ERROR,
 	TIMESTAMP_PATTERN,
 	GRANT_PATH,
 	paths,
@@ -74,6 +78,8 @@ export interface RouteContext {
 	sleeper: Sleeper;
 	/** Where secret-hygiene runs record the delivery keys of created subscriptions. */
 	secretRecord?: SecretRecord;
+	/** When set, the subscription list answers the page envelope with this default page size. */
+	subscriptionListPageSize: () => number | undefined;
 	/** The production service URL, for Location headers. */
 	serviceUrl: () => string;
 }
@@ -310,7 +316,7 @@ function respond(
 	}
 	const auth = authenticate(ctx, req.headers.authorization, environment ?? 'production', info);
 	if (auth) return auth;
-	return handleService(ctx, route, params, search, req, body);
+	return handleService(ctx, route, params, search, req, body, info.clientId as string);
 }
 
 /* ------------------------------------------------------------------ token */
@@ -441,16 +447,21 @@ function handleService(
 	search: URLSearchParams,
 	req: IncomingMessage,
 	body: Buffer,
+	clientId: string,
 ): SimResponse {
 	switch (route) {
 		case 'subscriptions.create':
-			return createSubscription(ctx, req, body);
+			return createSubscription(ctx, req, body, clientId);
 		case 'subscriptions.list':
-			return { status: 200, body: ctx.subscriptions.list() };
+			return listSubscriptions(ctx, search, clientId);
 		case 'subscriptions.delete':
-			return ctx.subscriptions.delete(params.id)
+			return ctx.subscriptions.delete(params.id, clientId)
 				? { status: 204 }
-				: serviceError(404, 'not_found', `Subscription '${params.id}' was not found.`);
+				: serviceError(
+						404,
+						SUBSCRIPTION_NOT_FOUND_ERROR,
+						`Subscription '${params.id}' was not found.`,
+					);
 		case 'invoices.get': {
 			const invoice = ctx.data.invoice(params.invoiceNumber);
 			return invoice
@@ -485,7 +496,34 @@ function handleService(
 	}
 }
 
-function createSubscription(ctx: RouteContext, req: IncomingMessage, body: Buffer): SimResponse {
+function listSubscriptions(
+	ctx: RouteContext,
+	search: URLSearchParams,
+	clientId: string,
+): SimResponse {
+	const subscriptions = ctx.subscriptions.list(clientId);
+	const pageSize = ctx.subscriptionListPageSize();
+	if (pageSize === undefined) return { status: 200, body: subscriptions };
+	const query = readListQuery(search, [], pageSize);
+	if ('status' in query) return query;
+	const start = (query.page - FIRST_PAGE) * query.pageSize;
+	return {
+		status: 200,
+		body: {
+			items: subscriptions.slice(start, start + query.pageSize),
+			page: query.page,
+			pageSize: query.pageSize,
+			totalItems: subscriptions.length,
+		},
+	};
+}
+
+function createSubscription(
+	ctx: RouteContext,
+	req: IncomingMessage,
+	body: Buffer,
+	clientId: string,
+): SimResponse {
 	if (mediaType(req.headers['content-type']) !== JSON_MEDIA_TYPE) {
 		return serviceError(
 			415,
@@ -499,7 +537,7 @@ function createSubscription(ctx: RouteContext, req: IncomingMessage, body: Buffe
 	if (!validation.ok) {
 		return serviceError(400, validation.code, validation.message, validation.details);
 	}
-	const subscription = ctx.subscriptions.create(validation.value, ctx.clock.timestamp());
+	const subscription = ctx.subscriptions.create(validation.value, ctx.clock.timestamp(), clientId);
 	for (const secret of secretsOfUrl(subscription.notificationUrl)) {
 		ctx.secretRecord?.note('deliveryKey', secret);
 	}
@@ -530,6 +568,7 @@ const ASSET_FILTERS = Object.keys({
 function readListQuery(
 	search: URLSearchParams,
 	filterNames: string[],
+	defaultPageSize = DEFAULT_PAGE_SIZE,
 ): { page: number; pageSize: number; filters: Record<string, string> } | SimResponse {
 	for (const name of ['page', 'pageSize', ...filterNames]) {
 		if (search.getAll(name).length > 1) {
@@ -540,7 +579,7 @@ function readListQuery(
 	if (page === undefined || page < FIRST_PAGE) {
 		return invalidParameter('page', `must be a whole number of at least ${FIRST_PAGE}`);
 	}
-	const pageSize = readWholeNumber(search.get('pageSize'), DEFAULT_PAGE_SIZE);
+	const pageSize = readWholeNumber(search.get('pageSize'), defaultPageSize);
 	if (pageSize === undefined || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
 		return invalidParameter('pageSize', `must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
 	}

@@ -1,7 +1,9 @@
 /**
- * Webhook subscriptions: one store for both environments.
+ * Webhook subscriptions, each belonging to the client (API key, and so environment) that created it.
  *
  * Choices where the contract is silent:
+ * - A client sees only its own subscriptions: the list shows the caller's, and deleting another
+ *   client's subscription answers 404 exactly as for an unknown one.
  * - `eventTypes` and `description` may be left out of the create body (read as null); unknown
  *   fields are ignored. `eventTypes` is null (every event) or a non-empty array of known types
  *   without repeats.
@@ -28,11 +30,14 @@ export type Validation<T> =
 export class SubscriptionStore {
 	private items = new Map<string, Subscription>();
 
+	/** The client ID that owns each subscription. */
+	private owners = new Map<string, string>();
+
 	get size(): number {
 		return this.items.size;
 	}
 
-	create(request: SubscriptionRequest, createdAt: string): Subscription {
+	create(request: SubscriptionRequest, createdAt: string, owner: string): Subscription {
 		const subscription: Subscription = {
 			id: randomUUID(),
 			notificationUrl: request.notificationUrl,
@@ -41,20 +46,29 @@ export class SubscriptionStore {
 			createdAt,
 		};
 		this.items.set(subscription.id, subscription);
+		this.owners.set(subscription.id, owner);
 		return { ...subscription };
 	}
 
 	/** Stores a subscription as given, without validation (data made outside the public API). */
-	insert(subscription: Subscription): Subscription {
+	insert(subscription: Subscription, owner: string): Subscription {
 		this.items.set(subscription.id, { ...subscription });
+		this.owners.set(subscription.id, owner);
 		return { ...subscription };
 	}
 
-	list(): Subscription[] {
-		return [...this.items.values()].map((item) => ({
-			...item,
-			eventTypes: item.eventTypes ? [...item.eventTypes] : null,
-		}));
+	/** The subscriptions of one client, or of every client when no owner is given. */
+	list(owner?: string): Subscription[] {
+		return [...this.items.values()]
+			.filter((item) => owner === undefined || this.owners.get(item.id) === owner)
+			.map((item) => ({
+				...item,
+				eventTypes: item.eventTypes ? [...item.eventTypes] : null,
+			}));
+	}
+
+	ownerOf(id: string): string | undefined {
+		return this.owners.get(id);
 	}
 
 	get(id: string): Subscription | undefined {
@@ -66,7 +80,10 @@ export class SubscriptionStore {
 		return this.items.has(id);
 	}
 
-	delete(id: string): boolean {
+	/** Deletes a subscription (only one of `owner`'s, when given); false when there is none. */
+	delete(id: string, owner?: string): boolean {
+		if (owner !== undefined && this.owners.get(id) !== owner) return false;
+		this.owners.delete(id);
 		return this.items.delete(id);
 	}
 }

@@ -33,10 +33,17 @@ export const eventTypeOptions: INodePropertyOptions[] = [
 	})),
 ];
 
-/** The service's `eventTypes`: null for all events, else the chosen types. */
-export function selectedEventTypes(value: unknown): string[] | null {
+/**
+ * The service's `eventTypes` for a selection: null for All Events, else the chosen types;
+ * undefined when nothing is chosen (never read as "all").
+ */
+export function selectedEventTypes(value: unknown): string[] | null | undefined {
 	const chosen = (Array.isArray(value) ? value : [value]).filter(
 		(entry): entry is string => typeof entry === 'string' && entry !== '',
 	);
-	return chosen.length === 0 || chosen.includes(ALL_EVENTS) ? null : chosen;
+	if (chosen.length === 0) return undefined;
+	return chosen.includes(ALL_EVENTS) ? null : chosen;
 }
+
+/** How to fix an empty selection, in the words of the editor. */
+export const CHOOSE_EVENT_TYPES = 'choose at least one event type, or All Events';

@@ -276,17 +276,26 @@ export interface Subscription {
 	createdAt: string;
 }
 
-/** spec: create answers 201 and its body is the GUID. assumed: a JSON string, bare text or `{ id }`. */
+/**
+ * spec: create answers 201 and its body is the GUID. assumed: as a JSON string, bare text or
+ * `{ id }`. Anything that is not GUID-shaped is not taken as the ID (undefined).
+ */
 export function readCreatedSubscriptionId(body: unknown): string | undefined {
 	if (typeof body === 'string') {
 		const text = body.trim();
 		if (text.startsWith('"') || text.startsWith('{')) {
-			return readCreatedSubscriptionId(parseJsonIfText(text));
+			const parsed = parseJsonIfText(text);
+			return parsed === text ? undefined : readCreatedSubscriptionId(parsed);
 		}
-		return text.length > 0 ? text : undefined;
+		return isSubscriptionId(text) ? text : undefined;
 	}
-	if (isObject(body) && typeof body.id === 'string' && body.id.length > 0) return body.id;
+	if (isObject(body) && isSubscriptionId(body.id)) return body.id;
 	return undefined;
+}
+
+/** spec: a subscription ID is a GUID. */
+export function isSubscriptionId(value: unknown): value is string {
+	return typeof value === 'string' && new RegExp(`^${SUBSCRIPTION_ID_PATTERN}$`).test(value);
 }
 
 /** assumed: the list call answers a bare array; tolerate the page envelope too. */
@@ -295,6 +304,50 @@ export function readSubscriptions(body: unknown): Subscription[] {
 	if (Array.isArray(parsed)) return parsed as Subscription[];
 	return readPage<Subscription>(parsed)?.items ?? [];
 }
+
+/** One answer of the list call, as the trigger reads it. */
+export interface SubscriptionListPage {
+	subscriptions: Subscription[];
+	/** The page to ask for next; undefined when this answer holds the rest of the list. */
+	next?: { page: number; pageSize: number };
+}
+
+/**
+ * assumed: the list call answers a bare array of every subscription of the API key. Should it
+ * answer the page envelope instead, the next page is asked for (`page` + 1, with the `pageSize`
+ * it reported, else the number of items it gave) until a short or empty page, or `totalItems`.
+ * undefined when the answer is neither shape, or an entry has no string `id`: an unreadable list
+ * must never be taken for an empty one. `requestedPage` is the page asked for (FIRST_PAGE at first).
+ */
+export function readSubscriptionListPage(
+	body: unknown,
+	requestedPage = FIRST_PAGE,
+): SubscriptionListPage | undefined {
+	const parsed = parseJsonIfText(body);
+	const entries = Array.isArray(parsed) ? parsed : readPage<unknown>(parsed)?.items;
+	if (!entries?.every((entry) => isObject(entry) && isNonEmptyString(entry.id))) return undefined;
+	const subscriptions = entries as Subscription[];
+	if (Array.isArray(parsed) || subscriptions.length === 0) return { subscriptions };
+
+	const envelope = parsed as Record<string, unknown>;
+	const page =
+		isWholeNumber(envelope.page) && envelope.page >= FIRST_PAGE ? envelope.page : requestedPage;
+	const pageSize =
+		isWholeNumber(envelope.pageSize) && envelope.pageSize > 0
+			? envelope.pageSize
+			: subscriptions.length;
+	const total = isWholeNumber(envelope.totalItems) ? envelope.totalItems : undefined;
+	const readSoFar = (page - FIRST_PAGE) * pageSize + subscriptions.length;
+	const isLast = subscriptions.length < pageSize || (total !== undefined && readSoFar >= total);
+	return isLast ? { subscriptions } : { subscriptions, next: { page: page + 1, pageSize } };
+}
+
+/**
+ * assumed: the delete call answers 404 with this code for a subscription the service does not
+ * know (or that another API key owns). Any other 404, such as a gateway's answer to a path it
+ * does not know, says nothing about the subscription.
+ */
+export const SUBSCRIPTION_NOT_FOUND_ERROR = 'subscription_not_found';
 
 /** spec: a delivery URL must be HTTPS (TLS 1.2 or later). */
 export const NOTIFICATION_URL_PROTOCOL = 'https:';
@@ -344,25 +397,31 @@ export const REDACTED = '__redacted__';
 
 /* ------------------------------------------------------------------------- events */
 
-/** assumed: body of a webhook delivery */
+/**
+ * assumed: body of a webhook delivery. spec: a field without a value is null; tolerated when
+ * left out as well.
+ */
 export interface ServiceEvent {
 	eventId: string;
 	eventType: string;
-	occurredAt: string;
-	subscriptionId: string;
-	data: Record<string, unknown>;
+	occurredAt: string | null;
+	subscriptionId: string | null;
+	data: Record<string, unknown> | null;
 }
 
+/**
+ * An event needs a non-empty eventId and eventType; occurredAt, subscriptionId and data may be
+ * null or absent, and are otherwise of their contract type.
+ */
 export function isServiceEvent(body: unknown): body is ServiceEvent {
+	const empty = (value: unknown) => value === null || value === undefined;
 	return (
 		isObject(body) &&
-		typeof body.eventId === 'string' &&
-		body.eventId.length > 0 &&
-		typeof body.eventType === 'string' &&
-		body.eventType.length > 0 &&
-		typeof body.occurredAt === 'string' &&
-		typeof body.subscriptionId === 'string' &&
-		isObject(body.data)
+		isNonEmptyString(body.eventId) &&
+		isNonEmptyString(body.eventType) &&
+		(empty(body.occurredAt) || typeof body.occurredAt === 'string') &&
+		(empty(body.subscriptionId) || typeof body.subscriptionId === 'string') &&
+		(empty(body.data) || isObject(body.data))
 	);
 }
 
@@ -417,6 +476,14 @@ function pickFields<T extends object, K extends keyof T>(
 	const picked = {} as Pick<T, K>;
 	for (const field of fields) picked[field] = (record[field] ?? null) as T[K];
 	return picked;
+}
+
+function isNonEmptyString(value: unknown): value is string {
+	return typeof value === 'string' && value.length > 0;
+}
+
+function isWholeNumber(value: unknown): value is number {
+	return Number.isInteger(value) && (value as number) >= 0;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -201,7 +201,9 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 	const serviceSays = serviceError.message
 		? `The service said: ${redactDeliveryKeysInText(serviceError.message.trim()).replace(/\.+$/, '')}. `
 		: '';
-	return new NodeApiError(node, { message, httpCode: String(status) } as JsonObject, {
+	// The service's own error code travels on the error, e.g. to tell "no such subscription" from a gateway's 404.
+	const errorResponse = { message, httpCode: String(status), code: serviceError.code ?? null };
+	return new NodeApiError(node, errorResponse as JsonObject, {
 		message,
 		description: `${serviceSays}${hint}${retried}${unconfirmed}`,
 		httpCode: String(status),

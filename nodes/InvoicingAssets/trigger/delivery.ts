@@ -27,8 +27,9 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return reject(this, 400, 'invalid_event', 'The body is not an event of the Data Service.');
 	}
 
+	// Nothing selected (undefined) starts nothing; null is All Events.
 	const wanted = selectedEventTypes(this.getNodeParameter('events', []));
-	if (wanted !== null && !wanted.includes(body.eventType)) {
+	if (wanted === undefined || (wanted !== null && !wanted.includes(body.eventType))) {
 		return { webhookResponse: acknowledgement() };
 	}
 	const ignoreRepeated = this.getNodeParameter('options.ignoreRepeatedDeliveries', true) !== false;

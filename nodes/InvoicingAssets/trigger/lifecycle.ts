@@ -1,14 +1,17 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { selectedEventTypes } from '../shared/events';
+import { CHOOSE_EVENT_TYPES, selectedEventTypes } from '../shared/events';
 import { ServiceClient } from '../transport';
 import {
+	FIRST_PAGE,
 	NOTIFICATION_URL_PROTOCOL,
+	pageQuery,
 	paths,
 	readCreatedSubscriptionId,
 	readDeliveryKey,
-	readSubscriptions,
+	readSubscriptionListPage,
+	SUBSCRIPTION_NOT_FOUND_ERROR,
 	withDeliveryKey,
 	withoutDeliveryKey,
 	type Subscription,
@@ -26,6 +29,17 @@ const HTTPS_FIX =
 	'or put n8n behind a TLS-terminating reverse proxy and set N8N_WEBHOOK_URL to the proxy’s https address. ' +
 	'The editor’s test URL (used while you test this step with "Execute step") follows the same rule as the production URL.';
 
+/** The essence of HTTPS_FIX, for the message: n8n shows only the message of a failed publish. */
+const SET_PUBLIC_HTTPS_ADDRESS = 'Set N8N_WEBHOOK_URL to n8n’s public https address.';
+
+/** Where users find what the package assumes about the service. */
+const SEE_SERVICE_CONTRACT =
+	'The package’s assumptions about the service are listed under “Service contract” in its README.';
+
+/** For subscriptions the trigger may have left behind without their key. */
+const DELETE_UNUSED =
+	'delete any subscription for this trigger’s webhook URL that n8n does not use (Invoicing & Assets node: Subscription → Get Many, then Delete)';
+
 /** n8n's webhook URL for this trigger; refused unless it is https, because the service delivers nowhere else. */
 export function requireHttpsWebhookUrl(context: IHookFunctions): string {
 	const webhookUrl = context.getNodeWebhookUrl(WEBHOOK_NAME) ?? '';
@@ -33,26 +47,45 @@ export function requireHttpsWebhookUrl(context: IHookFunctions): string {
 	if (!URL.canParse(webhookUrl) || new URL(webhookUrl).protocol !== NOTIFICATION_URL_PROTOCOL) {
 		throw new NodeOperationError(
 			context.getNode(),
-			`The ${which} webhook URL must start with https://: the Data Service delivers only over TLS 1.2 or later`,
+			`The ${which} webhook URL must start with https://: the Data Service delivers only over TLS 1.2 or later. ${SET_PUBLIC_HTTPS_ADDRESS}`,
 			{ description: `n8n’s ${which} webhook URL for this trigger is ${webhookUrl}. ${HTTPS_FIX}` },
 		);
 	}
 	return webhookUrl;
 }
 
-/** checkExists: true only when the subscription this trigger created still exists for its current URL. */
+/** The service's `eventTypes` for the Events parameter; an empty selection is refused, never read as "all". */
+function requireEventTypes(context: IHookFunctions): string[] | null {
+	const eventTypes = selectedEventTypes(context.getNodeParameter('events', []));
+	if (eventTypes === undefined) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`No Events are selected: ${CHOOSE_EVENT_TYPES}`,
+			{
+				description:
+					'The trigger subscribes only to the events chosen under Events. Choose the events that should start the workflow, or All Events to receive every event, including types added later, then publish again.',
+			},
+		);
+	}
+	return eventTypes;
+}
+
+/**
+ * checkExists: true only when the subscription this trigger created still exists for its current
+ * URL. Otherwise it is deleted before it is forgotten: listed for an address n8n no longer uses
+ * (e.g. N8N_WEBHOOK_URL changed), or not listed, in case the list does not show everything.
+ */
 export async function subscriptionExists(context: IHookFunctions): Promise<boolean> {
 	const staticData = context.getWorkflowStaticData('node');
 	const stored = readStoredSubscription(staticData);
 	if (!stored) return false;
 	const client = new ServiceClient(context);
-	const listed = await listSubscriptions(client);
+	const listed = await listSubscriptions(context, client);
 	const ours = listed.find((subscription) => subscription.id === stored.subscriptionId);
 	if (ours && sameAddress(ours.notificationUrl, context.getNodeWebhookUrl(WEBHOOK_NAME))) {
 		return true;
 	}
-	// Ours, but delivering to an address n8n no longer uses (e.g. N8N_WEBHOOK_URL changed).
-	if (ours) await removeSubscription(client, ours.id);
+	await removeSubscription(context, client, stored.subscriptionId);
 	forgetSubscription(staticData);
 	return false;
 }
@@ -60,17 +93,18 @@ export async function subscriptionExists(context: IHookFunctions): Promise<boole
 /** create: a new subscription with a new delivery key; stores the ID and the key's SHA-256 only. */
 export async function createSubscription(context: IHookFunctions): Promise<void> {
 	const webhookUrl = requireHttpsWebhookUrl(context);
+	const eventTypes = requireEventTypes(context);
 	const staticData = context.getWorkflowStaticData('node');
 	const client = new ServiceClient(context);
 	const previous = readStoredSubscription(staticData);
-	if (previous) await removeSubscription(client, previous.subscriptionId);
+	if (previous) await removeSubscription(context, client, previous.subscriptionId);
 	forgetSubscription(staticData);
 
 	const deliveryKey = generateDeliveryKey();
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	const request: SubscriptionRequest = {
 		notificationUrl: withDeliveryKey(webhookUrl, deliveryKey),
-		eventTypes: selectedEventTypes(context.getNodeParameter('events', [])),
+		eventTypes,
 		description:
 			typeof options.description === 'string' && options.description.trim() !== ''
 				? options.description.trim()
@@ -94,7 +128,7 @@ export async function createSubscription(context: IHookFunctions): Promise<void>
 export async function deleteSubscription(context: IHookFunctions): Promise<void> {
 	const staticData = context.getWorkflowStaticData('node');
 	const stored = readStoredSubscription(staticData);
-	if (stored) await removeSubscription(new ServiceClient(context), stored.subscriptionId);
+	if (stored) await removeSubscription(context, new ServiceClient(context), stored.subscriptionId);
 	forgetSubscription(staticData);
 }
 
@@ -114,7 +148,7 @@ async function settleUnconfirmedCreate(
 	const status = httpStatusOf(failure);
 	if (status !== undefined && status >= 400 && status < 500) throw failure;
 
-	const lookup = await listSubscriptions(client).then(
+	const lookup = await listSubscriptions(context, client).then(
 		(listed) => ({
 			ours: listed.filter((item) => carriesKey(item, deliveryKey)),
 			error: undefined,
@@ -129,22 +163,28 @@ async function settleUnconfirmedCreate(
 		if (failure === undefined) {
 			throw new NodeOperationError(
 				context.getNode(),
-				'The service answered without the new subscription’s ID',
+				`The service answered without the new subscription’s ID, and the node could not check whether it created one: ${DELETE_UNUSED}`,
 				{ description: note },
 			);
 		}
-		throw withNote(failure, note);
+		throw withAdvice(
+			failure,
+			`the node could not check whether the service created the subscription anyway: ${DELETE_UNUSED}`,
+			note,
+		);
 	}
 	const [adopted, ...copies] = lookup.ours;
 	for (const copy of copies) {
-		const leftover = await removeSubscription(client, copy.id).then(
+		const leftover = await removeSubscription(context, client, copy.id).then(
 			() => undefined,
 			(error: unknown) => error,
 		);
 		if (leftover !== undefined) {
-			throw withNote(
+			const ids = lookup.ours.map((item) => item.id).join(', ');
+			throw withAdvice(
 				leftover,
-				`Subscriptions ${lookup.ours.map((item) => item.id).join(', ')} were all created for this trigger and could not all be removed: delete them with the Invoicing & Assets node. n8n will create a new one.`,
+				`subscriptions ${ids} were all created for this trigger and not all could be removed: delete them with the Invoicing & Assets node`,
+				`Subscriptions ${ids} were all created for this trigger and could not all be removed: delete them with the Invoicing & Assets node (Subscription → Delete). n8n will create a new one.`,
 			);
 		}
 	}
@@ -160,12 +200,57 @@ async function settleUnconfirmedCreate(
 	);
 }
 
-async function listSubscriptions(client: ServiceClient): Promise<Subscription[]> {
-	return readSubscriptions(await client.request({ method: 'GET', path: paths.subscriptions }));
+/**
+ * Every subscription the list call gives, page after page when it answers the page envelope.
+ * An answer it cannot read is an error, never an empty list: the trigger would subscribe again.
+ */
+async function listSubscriptions(
+	context: IHookFunctions,
+	client: ServiceClient,
+): Promise<Subscription[]> {
+	const byId = new Map<string, Subscription>();
+	let requested: { page: number; pageSize: number } | undefined;
+	for (;;) {
+		const body = await client.request({
+			method: 'GET',
+			path: paths.subscriptions,
+			qs: requested ? pageQuery(requested.page, requested.pageSize) : undefined,
+		});
+		const page = readSubscriptionListPage(body, requested?.page ?? FIRST_PAGE);
+		if (!page) throw unreadableList(context, 'Its answer is neither shape.');
+		const before = byId.size;
+		for (const subscription of page.subscriptions) byId.set(subscription.id, subscription);
+		if (!page.next) return [...byId.values()];
+		if (byId.size === before) {
+			throw unreadableList(
+				context,
+				`Page ${page.next.page - 1} repeated subscriptions it had given already, so the pages never end.`,
+			);
+		}
+		requested = page.next;
+	}
 }
 
-/** Deletes a subscription; one that no longer exists counts as deleted. Other failures are thrown. */
-async function removeSubscription(client: ServiceClient, subscriptionId: string): Promise<void> {
+function unreadableList(context: IHookFunctions, detail: string): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		'The service’s subscription list has a form the trigger cannot read, so it cannot tell whether its subscription exists; please report this',
+		{
+			description: `The trigger expects a JSON array of subscriptions, or pages of the form {"items": [...], "page", "pageSize", "totalItems"}, each subscription with an "id". ${detail} Rather than take an unreadable list for an empty one (and subscribe twice), it stops. ${SEE_SERVICE_CONTRACT}`,
+		},
+	);
+}
+
+/**
+ * Deletes a subscription; one that is gone counts as deleted. A 404 that does not say the
+ * subscription is unknown may come from a wrong path or a gateway: then the list decides.
+ * Other failures are thrown (n8n retries the delete).
+ */
+async function removeSubscription(
+	context: IHookFunctions,
+	client: ServiceClient,
+	subscriptionId: string,
+): Promise<void> {
 	const failure = await client
 		.request({
 			method: 'DELETE',
@@ -176,7 +261,24 @@ async function removeSubscription(client: ServiceClient, subscriptionId: string)
 			() => undefined,
 			(error: unknown) => error,
 		);
-	if (failure !== undefined && httpStatusOf(failure) !== 404) throw failure;
+	if (failure === undefined) return;
+	if (httpStatusOf(failure) !== 404) throw failure;
+	if (saysSubscriptionNotFound(failure)) return;
+	const listed = await listSubscriptions(context, client);
+	if (!listed.some((subscription) => subscription.id === subscriptionId)) return;
+	throw new NodeOperationError(
+		context.getNode(),
+		`The delete did not reach subscription '${subscriptionId}': the service answered 404 but still lists it, so its delete address may differ from the package’s service contract`,
+		{
+			description: `The trigger deleted it with DELETE {Base URL}${paths.subscription(subscriptionId)}, and the answer was a 404 that does not say the subscription is unknown (such as a gateway’s answer to an address it does not know). The subscription still exists and still sends events to this webhook URL; n8n keeps its ID and tries again. ${SEE_SERVICE_CONTRACT} Please report this with the service’s answer.`,
+		},
+	);
+}
+
+/** Whether a failed call's error carries the service's "subscription not found" code. */
+export function saysSubscriptionNotFound(error: unknown): boolean {
+	const response = (error as { errorResponse?: { code?: unknown } } | undefined)?.errorResponse;
+	return response?.code === SUBSCRIPTION_NOT_FOUND_ERROR;
 }
 
 function carriesKey(subscription: Subscription, deliveryKey: string): boolean {
@@ -204,10 +306,15 @@ function messageOf(error: unknown): string {
 	return typeof message === 'string' ? message : String(error);
 }
 
-/** The error with `note` added to its description (shown under the message in n8n). */
-function withNote(error: unknown, note: string): unknown {
+/**
+ * The error with `advice` added to its message (all n8n shows of a failed publish) and `note` to
+ * its description (shown under the message elsewhere).
+ */
+function withAdvice(error: unknown, advice: string, note: string): unknown {
 	if (typeof error !== 'object' || error === null) return error;
-	const described = error as { description?: unknown };
+	const described = error as { message?: unknown; description?: unknown };
+	const message = typeof described.message === 'string' ? described.message : '';
+	described.message = message === '' ? advice : `${message.replace(/[.:;\s]+$/, '')}; ${advice}`;
 	const before = typeof described.description === 'string' ? `${described.description} ` : '';
 	described.description = `${before}${note}`;
 	return error;

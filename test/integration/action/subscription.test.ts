@@ -110,6 +110,16 @@ describe('Subscription → Create', () => {
 		expect(jsonOf(continued)[1].notificationUrl).toBe('https://y.example.com/h');
 	});
 
+	test('no Event Types chosen is refused with a clear message, before any request', async () => {
+		const { testbed } = bed;
+		const result = await run(testbed, create({ eventTypes: [] }));
+		expect(result.error?.message).toBe(
+			'No Event Types are chosen: choose at least one event type, or All Events [item 0]',
+		);
+		expect(result.error?.description).toContain('All Events');
+		expect(testbed.sim.log.count('subscriptions.create')).toBe(0);
+	});
+
 	test('a create that fails with 500 is not repeated, so no duplicate can appear', async () => {
 		const { testbed } = bed;
 		testbed.sim.faults.add({ route: 'subscriptions.create', status: 500, times: 1 });

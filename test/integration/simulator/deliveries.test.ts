@@ -16,6 +16,7 @@ import {
 } from '../../../nodes/InvoicingAssets/transport/contract';
 import { startSimulator, type Simulator } from '../../simulator';
 import { createCertificateAuthority } from '../../simulator/tls';
+import { expectNoSecret } from '../../harness/secrets';
 import {
 	call,
 	caOf,
@@ -92,8 +93,12 @@ describe('event delivery', () => {
 		expect(receiver.received).toHaveLength(1);
 		const [delivery] = receiver.received;
 		expect(delivery.method).toBe('POST');
-		expect(delivery.url).toBe(`/webhook/abc/invoices?tenant=t1&${DELIVERY_KEY_PARAMETER}=${key}`);
-		expect(new URL(delivery.url, receiver.url).searchParams.get(DELIVERY_KEY_PARAMETER)).toBe(key);
+		expect(
+			delivery.url === `/webhook/abc/invoices?tenant=t1&${DELIVERY_KEY_PARAMETER}=${key}`,
+		).toBe(true);
+		expect(
+			new URL(delivery.url, receiver.url).searchParams.get(DELIVERY_KEY_PARAMETER) === key,
+		).toBe(true);
 		expect(delivery.headers['content-type']).toBe('application/json');
 		expect(isServiceEvent(delivery.body)).toBe(true);
 		expect(delivery.body).toEqual({
@@ -130,7 +135,7 @@ describe('event delivery', () => {
 			error: null,
 			result: 'delivered',
 		});
-		expect(attempt.url).not.toContain(key);
+		expectNoSecret(attempt.url, [key], 'the attempts log');
 		expect(attempt.url).toContain(`${DELIVERY_KEY_PARAMETER}=__redacted__`);
 		expect(attempt.url).toContain('tenant=t1');
 	});
@@ -188,7 +193,7 @@ describe('event delivery', () => {
 		expect(outcome.lastError).toMatch(/ECONNREFUSED/);
 		const entries = sim.deliveries.entries({ eventId: outcome.eventId });
 		expect(entries).toHaveLength(4);
-		expect(JSON.stringify(entries)).not.toContain(key);
+		expectNoSecret(entries, [key], 'the attempts log');
 	});
 
 	test('the receiver certificate is verified: an unknown CA fails the delivery', async () => {
@@ -266,13 +271,16 @@ describe('event delivery', () => {
 			});
 			expect(refused.status).toBe(400);
 			// Even one stored by other means is not called.
-			sim.subscriptions.insert({
-				id: '11111111-1111-4111-8111-111111111111',
-				notificationUrl: withDeliveryKey(`${plain.url}/hook`, newKey()),
-				eventTypes: null,
-				description: null,
-				createdAt: '2025-01-01T00:00:00Z',
-			});
+			sim.subscriptions.insert(
+				{
+					id: '11111111-1111-4111-8111-111111111111',
+					notificationUrl: withDeliveryKey(`${plain.url}/hook`, newKey()),
+					eventTypes: null,
+					description: null,
+					createdAt: '2025-01-01T00:00:00Z',
+				},
+				sim.defaultClient.clientId,
+			);
 			const [outcome] = await sim.issueInvoice().event.done;
 			expect(outcome).toMatchObject({ result: 'refused', attempts: 0 });
 			expect(plain.received).toHaveLength(0);

@@ -7,6 +7,7 @@ import {
 	tokenRequestForm,
 } from '../../../nodes/InvoicingAssets/transport/contract';
 import { startSimulator, type Simulator } from '../../simulator';
+import { expectNoSecret } from '../../harness/secrets';
 import { call, createAgent, fetchToken, requestToken } from './helpers';
 
 let sim: Simulator;
@@ -276,8 +277,7 @@ describe('request log', () => {
 			['GET', 404],
 			['PUT', 405],
 		]);
-		expect(JSON.stringify(sim.log.entries())).not.toContain(fresh);
-		expect(JSON.stringify(sim.log.entries())).not.toContain(sim.defaultClient.clientSecret);
+		expectNoSecret(sim.log.entries(), [fresh, sim.defaultClient.clientSecret], 'the request log');
 
 		sim.log.reset();
 		expect(sim.log.count()).toBe(0);

@@ -10,6 +10,7 @@ import {
 	tokenRequestForm,
 } from '../../../nodes/InvoicingAssets/transport/contract';
 import { startSimulator, type ClientRecord, type Simulator } from '../../simulator';
+import { expectNoSecret } from '../../harness/secrets';
 import { call, createAgent, fetchToken, requestToken } from './helpers';
 
 const MINUTE = 60 * 1000;
@@ -46,10 +47,10 @@ describe('token endpoint', () => {
 			tokenType: 'Bearer',
 			expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS,
 		});
-		expect(readAccessToken(response.text)).toBe(response.json.accessToken);
+		expect(readAccessToken(response.text) === response.json.accessToken).toBe(true);
 		expect(response.json.accessToken.length).toBeGreaterThanOrEqual(32);
 		const again = await requestToken(agent, sim, form(sim.defaultClient));
-		expect(again.json.accessToken).not.toBe(response.json.accessToken);
+		expect(again.json.accessToken === response.json.accessToken).toBe(false);
 	});
 
 	test('accepts only form-encoded requests', async () => {
@@ -99,8 +100,11 @@ describe('token endpoint', () => {
 		});
 		expect(unknown.status).toBe(401);
 		expect(readIdentityError(unknown.text)?.error).toBe('invalid_client');
-		expect(unknown.text).not.toContain('no-such-client');
-		expect(unknown.text).not.toContain(sim.defaultClient.clientSecret);
+		expectNoSecret(
+			unknown.text,
+			['no-such-client', sim.defaultClient.clientSecret],
+			'the answer to an unknown client',
+		);
 
 		const wrongSecret = `${sim.defaultClient.clientSecret}-wrong`;
 		const wrong = await requestToken(agent, sim, {
@@ -110,8 +114,11 @@ describe('token endpoint', () => {
 		expect(wrong.status).toBe(401);
 		expect(wrong.json.error).toBe('invalid_client');
 		expect(wrong.json.error_description).toContain('client secret');
-		expect(wrong.text).not.toContain(wrongSecret);
-		expect(wrong.text).not.toContain(sim.defaultClient.clientSecret);
+		expectNoSecret(
+			wrong.text,
+			[wrongSecret, sim.defaultClient.clientSecret],
+			'the answer to a wrong secret',
+		);
 	});
 
 	test('answers 400 invalid_scope for a scope the client does not have', async () => {
@@ -181,7 +188,7 @@ describe('bearer authentication', () => {
 		const response = await listInvoices('not-a-real-token');
 		expect(response.status).toBe(401);
 		expect(response.json.details).toEqual({ reason: 'unknown_token' });
-		expect(response.text).not.toContain('not-a-real-token');
+		expectNoSecret(response.text, ['not-a-real-token'], 'the answer to a made-up token');
 	});
 
 	test('every service route requires a token', async () => {
@@ -219,7 +226,7 @@ describe('bearer authentication', () => {
 		const client = sim.registerClient({ environment: 'production' });
 		const oldToken = await fetchToken(agent, sim, client);
 		const rotated = sim.updateClientSecret(client.clientId);
-		expect(rotated.clientSecret).not.toBe(client.clientSecret);
+		expect(rotated.clientSecret === client.clientSecret).toBe(false);
 		expect(rotated.clientId).toBe(client.clientId);
 
 		const oldSecret = await requestToken(agent, sim, form(client));

@@ -7,9 +7,11 @@ import {
 	readCreatedSubscriptionId,
 	readServiceError,
 	readSubscriptions,
+	SUBSCRIPTION_NOT_FOUND_ERROR,
 	withDeliveryKey,
 } from '../../../nodes/InvoicingAssets/transport/contract';
 import { startSimulator, type Simulator } from '../../simulator';
+import { expectNoSecret } from '../../harness/secrets';
 import { call, createAgent, fetchToken, UUID_PATTERN } from './helpers';
 
 let sim: Simulator;
@@ -100,7 +102,7 @@ describe('create', () => {
 		expect(response.json.code).toBe('invalid_notification_url');
 		expect(response.json.message).toContain(mention);
 		expect(response.json.details).toEqual({ field: 'notificationUrl' });
-		if (url.includes('apiKey')) expect(response.text).not.toContain('abc');
+		if (url.includes('apiKey')) expectNoSecret(response.text, ['abc'], 'the refusal');
 	});
 
 	test('the http refusal names TLS 1.2 and plain HTTP', async () => {
@@ -185,7 +187,7 @@ describe('list and delete', () => {
 		expect(response.status).toBe(200);
 		expect(Array.isArray(response.json)).toBe(true);
 		const subscriptions = readSubscriptions(response.text);
-		expect(subscriptions).toEqual(sim.subscriptions.list());
+		expect(subscriptions).toEqual(sim.subscriptions.list(sim.defaultClient.clientId));
 		const ids = subscriptions.map((sub) => sub.id);
 		expect(ids.indexOf(first.json)).toBeLessThan(ids.indexOf(second.json));
 		for (const sub of subscriptions) {
@@ -216,11 +218,32 @@ describe('list and delete', () => {
 		const again = await remove(created.json);
 		expect(again.status).toBe(404);
 		expect(again.json).toEqual({
-			code: 'not_found',
+			code: SUBSCRIPTION_NOT_FOUND_ERROR,
 			message: `Subscription '${created.json}' was not found.`,
 			details: null,
 		});
-		expect((await remove('not-a-guid')).status).toBe(404);
+		expect((await remove('not-a-guid')).json.code).toBe(SUBSCRIPTION_NOT_FOUND_ERROR);
+	});
+
+	test('a path the service does not know is a 404 of another kind than an unknown subscription', async () => {
+		const created = await create({
+			notificationUrl: hookUrl('p'),
+			eventTypes: null,
+			description: null,
+		});
+		const wrongPaths = [
+			`/subscription/v1/subscriptions/${created.json}`,
+			`/subscription/v2/subscription/${created.json}`,
+			`${paths.subscription(created.json)}/extra`,
+		];
+		for (const path of wrongPaths) {
+			const answer = await call(agent, `${sim.serviceUrl}${path}`, { method: 'DELETE', token });
+			expect([path, answer.status, answer.json.code]).toEqual([path, 404, 'not_found']);
+		}
+		expect(sim.subscriptions.has(created.json)).toBe(true);
+		expect(sim.log.entries({ route: 'unknown', method: 'DELETE' }).slice(-3)).toEqual(
+			wrongPaths.map((path) => expect.objectContaining({ path, errorCode: 'not_found' })),
+		);
 	});
 
 	test('GET on a subscription is 405 with Allow: DELETE', async () => {
@@ -241,8 +264,83 @@ describe('list and delete', () => {
 		expect(sim.log.count('subscriptions.delete')).toBe(1);
 		expect(sim.log.entries({ route: 'subscriptions.delete' })[0]).toMatchObject({
 			status: 404,
-			errorCode: 'not_found',
+			errorCode: SUBSCRIPTION_NOT_FOUND_ERROR,
 			params: { id: '00000000-0000-4000-8000-000000000000' },
 		});
+	});
+});
+
+describe('each client sees only its own subscriptions', () => {
+	test('the list shows the caller’s, and another client’s cannot be deleted (404 as if unknown)', async () => {
+		const other = sim.registerClient({ environment: 'production' });
+		const sandbox = sim.defaultSandboxClient;
+		const otherToken = await fetchToken(agent, sim, other);
+		const sandboxToken = await fetchToken(agent, sim, sandbox);
+		const ours = await create({ notificationUrl: hookUrl('own'), eventTypes: null });
+		const theirs = await call(agent, `${sim.serviceUrl}${paths.subscriptions}`, {
+			method: 'POST',
+			token: otherToken,
+			json: { notificationUrl: hookUrl('theirs'), eventTypes: null, description: null },
+		});
+		const inSandbox = await call(agent, `${sim.sandboxServiceUrl}${paths.subscriptions}`, {
+			method: 'POST',
+			token: sandboxToken,
+			json: { notificationUrl: hookUrl('sandbox'), eventTypes: null, description: null },
+		});
+		expect([ours.status, theirs.status, inSandbox.status]).toEqual([201, 201, 201]);
+
+		const idsListedFor = async (url: string, bearer: string) =>
+			(
+				(await call(agent, `${url}${paths.subscriptions}`, { token: bearer })).json as Array<{
+					id: string;
+				}>
+			).map((subscription) => subscription.id);
+		const mine = await idsListedFor(sim.serviceUrl, token);
+		expect(mine).toContain(ours.json);
+		expect(mine).not.toContain(theirs.json);
+		expect(mine).not.toContain(inSandbox.json);
+		expect(await idsListedFor(sim.serviceUrl, otherToken)).toEqual([theirs.json]);
+		expect(await idsListedFor(sim.sandboxServiceUrl, sandboxToken)).toEqual([inSandbox.json]);
+
+		for (const id of [theirs.json, inSandbox.json]) {
+			const refused = await remove(id);
+			expect([refused.status, refused.json.code]).toEqual([404, SUBSCRIPTION_NOT_FOUND_ERROR]);
+			expect(sim.subscriptions.has(id)).toBe(true);
+		}
+		const byOwner = await call(agent, `${sim.serviceUrl}${paths.subscription(theirs.json)}`, {
+			method: 'DELETE',
+			token: otherToken,
+		});
+		expect(byOwner.status).toBe(204);
+		expect(sim.subscriptions.has(theirs.json)).toBe(false);
+	});
+});
+
+describe('the page envelope (a test setting; the contract assumes a bare array)', () => {
+	afterEach(() => sim.setSubscriptionListPageSize(undefined));
+
+	test('pages of the caller’s subscriptions, page and pageSize from the query', async () => {
+		for (const name of ['e1', 'e2', 'e3']) {
+			await create({ notificationUrl: hookUrl(name), eventTypes: null, description: null });
+		}
+		const all = sim.subscriptions.list(sim.defaultClient.clientId);
+		sim.setSubscriptionListPageSize(2);
+		const page = async (query: string) =>
+			(await call(agent, `${sim.serviceUrl}${paths.subscriptions}${query}`, { token })).json;
+
+		expect(await page('')).toEqual({
+			items: all.slice(0, 2),
+			page: 1,
+			pageSize: 2,
+			totalItems: all.length,
+		});
+		expect((await page('?page=2&pageSize=2')).items).toEqual(all.slice(2, 4));
+		expect((await page(`?page=1&pageSize=${all.length}`)).items).toEqual(all);
+		expect((await page(`?page=${all.length + 1}&pageSize=1`)).items).toEqual([]);
+		const refused = await call(agent, `${sim.serviceUrl}${paths.subscriptions}?pageSize=0`, {
+			token,
+		});
+		expect([refused.status, refused.json.code]).toEqual([400, 'invalid_parameter']);
+		expect(() => sim.setSubscriptionListPageSize(0)).toThrow(/at least 1/);
 	});
 });

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
+import { expectNoSecret } from '../../harness/secrets';
 import type { Testbed } from '../../harness/testbed';
 import type { TriggerHost } from '../../harness/webhooks';
 import {
@@ -70,8 +71,8 @@ describe('a delivery with the right key', () => {
 		expect(run?.data.resultData.runData[TRIGGER][0].data?.main[0]?.map((i) => i.json)).toEqual([
 			delivered,
 		]);
-		expect(JSON.stringify(run?.data)).not.toContain(key);
-		expect(JSON.stringify(execution.items)).not.toContain('apiKey');
+		expectNoSecret(run?.data, [key], 'the execution data');
+		expect(JSON.stringify(execution.items).includes('apiKey')).toBe(false);
 
 		const [answer] = host.requests;
 		expect(answer).toMatchObject({ kind: 'production', status: 200, executed: true });
@@ -137,7 +138,7 @@ describe('deliveries without the right key', () => {
 			error: 'unauthorized',
 			message: 'The delivery key is missing or not valid.',
 		});
-		expect(answer.text).not.toContain(key);
+		expectNoSecret(answer.text, [key], 'the answer');
 		await host.settled();
 		expect(host.executions).toEqual([]);
 	});
@@ -197,23 +198,31 @@ describe('bodies that are not events', () => {
 		],
 		['a JSON array', '[]', 'application/json', 'invalid_event'],
 		['a JSON string', '"invoice.issued"', 'application/json', 'invalid_event'],
-		['an event without data', 'EVENT_WITHOUT_DATA', 'application/json', 'invalid_event'],
-		['an event with an empty eventId', 'EVENT_EMPTY_ID', 'application/json', 'invalid_event'],
 	])('%s: 400, no execution', async (_name, body, contentType, error) => {
 		host = await startHost(testbed);
-		const { subscription, url } = await publishWithKey();
-		const withoutData: Record<string, unknown> = eventFor(subscription.id);
-		delete withoutData.data;
-		const text =
-			body === 'EVENT_WITHOUT_DATA'
-				? JSON.stringify(withoutData)
-				: body === 'EVENT_EMPTY_ID'
-					? JSON.stringify({ ...eventFor(subscription.id), eventId: '' })
-					: body;
-
-		const answer = await host.post(url, text, { 'content-type': contentType });
+		const { url } = await publishWithKey();
+		const answer = await host.post(url, body, { 'content-type': contentType });
 		expect(answer.status).toBe(400);
 		expect(answer.json.error).toBe(error);
+		await host.settled();
+		expect(host.executions).toEqual([]);
+	});
+
+	test.each([
+		['without eventId', { eventId: undefined }],
+		['with an empty eventId', { eventId: '' }],
+		['with a numeric eventId', { eventId: 12345 }],
+		['with a null eventType', { eventType: null }],
+		['with an empty eventType', { eventType: '' }],
+		['with a numeric occurredAt', { occurredAt: 1735787045 }],
+		['with an object as subscriptionId', { subscriptionId: { id: 1 } }],
+		['with data as a string', { data: 'x' }],
+		['with data as an array', { data: [1, 2] }],
+	])('an event %s: 400 invalid_event, no execution', async (_name, change) => {
+		host = await startHost(testbed);
+		const { subscription, url } = await publishWithKey();
+		const answer = await host.post(url, { ...eventFor(subscription.id), ...change });
+		expect([answer.status, answer.json.error]).toEqual([400, 'invalid_event']);
 		await host.settled();
 		expect(host.executions).toEqual([]);
 	});
@@ -233,6 +242,31 @@ describe('bodies that are not events', () => {
 		const answer = await host.post(url, JSON.stringify(event), { 'content-type': 'text/plain' });
 		expect(answer.status).toBe(200);
 		expect(host.executions[0].items[0].json).toEqual(event);
+	});
+});
+
+describe('events whose optional fields are empty (the spec: null, never omitted)', () => {
+	test.each([
+		['data is null', { data: null }],
+		['occurredAt and subscriptionId are null', { occurredAt: null, subscriptionId: null }],
+		['every optional field is null', { occurredAt: null, subscriptionId: null, data: null }],
+		[
+			'the optional fields are left out',
+			{ occurredAt: undefined, subscriptionId: undefined, data: undefined },
+		],
+	])('%s: one execution with the event as delivered', async (_name, change) => {
+		host = await startHost(testbed);
+		const { subscription, url } = await publishWithKey();
+		const event = JSON.parse(JSON.stringify({ ...eventFor(subscription.id), ...change }));
+
+		const answer = await host.post(url, event);
+		expect([answer.status, answer.json]).toEqual([200, { received: true }]);
+		await host.settled();
+		expect(host.executions.map((execution) => execution.items.map((item) => item.json))).toEqual([
+			[event],
+		]);
+		const run = await host.executions[0].done;
+		expect(run?.data.resultData.error).toBeUndefined();
 	});
 });
 
@@ -275,6 +309,35 @@ describe('repeated deliveries', () => {
 			event.eventId,
 			event.eventId,
 		]);
+	});
+
+	test('copies of one event arriving at the same moment start exactly one execution', async () => {
+		host = await startHost(testbed);
+		const { subscription, url } = await publishWithKey();
+		const event = eventFor(subscription.id);
+
+		host.gatherRequests(5);
+		const answers = await Promise.all(Array.from({ length: 5 }, () => host.post(url, event)));
+		expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+		await host.settled();
+		expect(host.executions.map((execution) => execution.items[0].json.eventId)).toEqual([
+			event.eventId,
+		]);
+		expect(host.requests.filter((request) => request.executed)).toHaveLength(1);
+	});
+
+	test('the same copies all run with Ignore Repeated Deliveries off (they really reach the trigger)', async () => {
+		host = await startHost(testbed, {
+			events: ['*'],
+			options: { ignoreRepeatedDeliveries: false },
+		});
+		const { subscription, url } = await publishWithKey();
+		const event = eventFor(subscription.id);
+
+		host.gatherRequests(5);
+		await Promise.all(Array.from({ length: 5 }, () => host.post(url, event)));
+		await host.settled();
+		expect(host.executions).toHaveLength(5);
 	});
 
 	test('repeats are recognised across requests, and different events all run', async () => {

@@ -44,8 +44,8 @@ describe('publish and unpublish', () => {
 			`/webhook/${host.node.webhookId}/webhook`,
 		);
 		const key = keyOf(subscription);
-		expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
-		expect(Buffer.from(key, 'base64url')).toHaveLength(32);
+		expect(/^[A-Za-z0-9_-]{43}$/.test(key)).toBe(true);
+		expect(Buffer.from(key, 'base64url').length).toBe(32);
 		expect(subscription.eventTypes).toBeNull();
 		expect(subscription.description).toBeNull();
 		expect(host.nodeStaticData).toEqual({
@@ -147,10 +147,29 @@ describe('a subscription deleted out of band', () => {
 	test('checkExists answers false and clears the static data', async () => {
 		host = await startHost(testbed);
 		await host.publish();
-		testbed.sim.subscriptions.delete(onlySubscription(testbed).id);
+		const { id } = onlySubscription(testbed);
+		testbed.sim.subscriptions.delete(id);
 
 		expect(await host.call('checkExists')).toBe(false);
 		expect(host.nodeStaticData).toEqual({});
+		// The delete is sent all the same; the service answers that it does not know the subscription.
+		expect(testbed.sim.log.entries({ route: 'subscriptions.delete' })).toEqual([
+			expect.objectContaining({ params: { id }, status: 404, errorCode: 'subscription_not_found' }),
+		]);
+	});
+
+	test('one the list leaves out is deleted before it is forgotten, so none is orphaned', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+		testbed.sim.faults.add({ route: 'subscriptions.list', status: 200, body: [], times: 1 });
+
+		expect(await host.call('checkExists')).toBe(false);
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+		expect(testbed.sim.log.count('subscriptions.delete', { status: 204 })).toBe(1);
+		expect(host.nodeStaticData).toEqual({});
+
+		await host.publish();
+		expect(onlySubscription(testbed).id).toBe(host.nodeStaticData.subscriptionId);
 	});
 
 	test('publishing again creates exactly one new subscription with a new key', async () => {
@@ -164,7 +183,7 @@ describe('a subscription deleted out of band', () => {
 		expect(recheck).toMatchObject({ method: 'checkExists', result: false, staticDataAfter: {} });
 		const renewed = onlySubscription(testbed);
 		expect(renewed.id).not.toBe(old.id);
-		expect(keyOf(renewed)).not.toBe(keyOf(old));
+		expect(keyOf(renewed) === keyOf(old)).toBe(false);
 		expect(host.nodeStaticData).toEqual({
 			subscriptionId: renewed.id,
 			deliveryKeyHash: sha256Hex(keyOf(renewed)),
@@ -206,39 +225,82 @@ describe('a failed create', () => {
 		expect(testbed.sim.subscriptions.list()).toEqual([]);
 	});
 
-	test('created at the service but answered 500: the subscription carrying the new key is adopted', async () => {
+	test.each([
+		['answered 503', { status: 503 }],
+		['answered 500', { status: 500 }],
+		['its connection dropped', { drop: true }],
+	])(
+		'created at the service but %s: the one subscription carrying the new key is adopted and works',
+		async (_name, fault) => {
+			host = await startHost(testbed);
+			testbed.sim.faults.add({
+				route: 'subscriptions.create',
+				afterHandling: true,
+				times: 1,
+				...fault,
+			});
+
+			await host.publish();
+			// A create is never sent twice: the answer may have been lost after the service acted.
+			expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
+			const subscription = onlySubscription(testbed);
+			expect(host.nodeStaticData).toEqual({
+				subscriptionId: subscription.id,
+				deliveryKeyHash: sha256Hex(keyOf(subscription)),
+			});
+
+			const { event } = testbed.sim.issueInvoice();
+			expect((await event.done).map((outcome) => outcome.lastStatus)).toEqual([200]);
+			await host.settled();
+			expect(host.executions.map((execution) => execution.items[0].json.eventId)).toEqual([
+				event.eventId,
+			]);
+			expect(await host.call('checkExists')).toBe(true);
+		},
+	);
+
+	test.each([
+		['an ID that is not a GUID', 'sub-1'],
+		['a JSON ID that is not a GUID', { id: 'sub-1' }],
+		['no ID', { id: '' }],
+	])(
+		'created, but answered 201 with %s: the subscription carrying the new key is adopted',
+		async (_name, body) => {
+			host = await startHost(testbed);
+			testbed.sim.faults.add({
+				route: 'subscriptions.create',
+				afterHandling: true,
+				status: 201,
+				body,
+				times: 1,
+			});
+
+			await host.publish();
+			const subscription = onlySubscription(testbed);
+			expect(host.nodeStaticData.subscriptionId).toBe(subscription.id);
+			expect(testbed.sim.log.count('subscriptions.list')).toBe(1);
+		},
+	);
+
+	test('two subscriptions carry the new key: one is adopted, the other deleted', async () => {
 		host = await startHost(testbed);
 		const store = testbed.sim.subscriptions;
 		const create = store.create.bind(store);
-		jest.spyOn(store, 'create').mockImplementationOnce((request, createdAt) => {
-			create(request, createdAt);
-			throw new Error('lost after the subscription was stored');
+		// As if the service had stored the create twice before its answer was lost.
+		jest.spyOn(store, 'create').mockImplementationOnce((request, createdAt, owner) => {
+			create(request, createdAt, owner);
+			return create(request, createdAt, owner);
+		});
+		testbed.sim.faults.add({
+			route: 'subscriptions.create',
+			afterHandling: true,
+			status: 503,
+			times: 1,
 		});
 
 		await host.publish();
-		const subscription = onlySubscription(testbed);
-		expect(host.nodeStaticData).toEqual({
-			subscriptionId: subscription.id,
-			deliveryKeyHash: sha256Hex(keyOf(subscription)),
-		});
-
-		const { event } = testbed.sim.issueInvoice();
-		await event.done;
-		await host.settled();
-		expect(host.executions).toHaveLength(1);
-	});
-
-	test('created, but the answer carries no readable ID: the subscription carrying the new key is adopted', async () => {
-		host = await startHost(testbed);
-		const store = testbed.sim.subscriptions;
-		const create = store.create.bind(store);
-		jest
-			.spyOn(store, 'create')
-			.mockImplementationOnce((request, createdAt) => ({ ...create(request, createdAt), id: '' }));
-
-		await host.publish();
-		const subscription = onlySubscription(testbed);
-		expect(host.nodeStaticData.subscriptionId).toBe(subscription.id);
+		expect(onlySubscription(testbed).id).toBe(host.nodeStaticData.subscriptionId);
+		expect(testbed.sim.log.count('subscriptions.delete', { status: 204 })).toBe(1);
 	});
 
 	test('answered 201 without an ID and nothing created: a clear error, nothing stored', async () => {
@@ -261,7 +323,9 @@ describe('a failed create', () => {
 			() => undefined,
 			(error: Error & { description?: string }) => error,
 		);
-		expect(failure?.message).toBe('The service failed to process the request (HTTP 500)');
+		expect(failure?.message).toBe(
+			'The service failed to process the request (HTTP 500); the node could not check whether the service created the subscription anyway: delete any subscription for this trigger’s webhook URL that n8n does not use (Invoicing & Assets node: Subscription → Get Many, then Delete)',
+		);
 		expect(failure?.description).toContain(
 			'could not check whether the service created the subscription anyway',
 		);
@@ -272,9 +336,11 @@ describe('a failed create', () => {
 describe('subscriptions the trigger did not create', () => {
 	test('one with the same URL is never adopted nor deleted', async () => {
 		host = await startHost(testbed);
+		const owner = testbed.sim.defaultClient.clientId;
 		const foreign = testbed.sim.subscriptions.create(
 			{ notificationUrl: host.webhookUrl, eventTypes: null, description: 'someone else’s' },
 			'2025-01-01T00:00:00Z',
+			owner,
 		);
 		const foreignWithKey = testbed.sim.subscriptions.create(
 			{
@@ -283,6 +349,7 @@ describe('subscriptions the trigger did not create', () => {
 				description: null,
 			},
 			'2025-01-01T00:00:00Z',
+			owner,
 		);
 
 		expect(await host.call('checkExists')).toBe(false);
@@ -308,6 +375,7 @@ describe('subscriptions the trigger did not create', () => {
 				description: null,
 			},
 			'2025-01-01T00:00:00Z',
+			testbed.sim.defaultClient.clientId,
 		);
 		await host.publish();
 
@@ -327,7 +395,7 @@ describe('the HTTPS rule', () => {
 		expect(error).toBeInstanceOf(NodeOperationError);
 		const { message, description } = error as NodeOperationError;
 		expect(message).toBe(
-			`The ${which} webhook URL must start with https://: the Data Service delivers only over TLS 1.2 or later`,
+			`The ${which} webhook URL must start with https://: the Data Service delivers only over TLS 1.2 or later. Set N8N_WEBHOOK_URL to n8n’s public https address.`,
 		);
 		expect(description).toContain(url);
 		for (const text of [
@@ -446,4 +514,196 @@ describe('Listen for test event', () => {
 		expect(host.listening).toBe(false);
 		expect(testbed.sim.subscriptions.list()).toEqual([]);
 	});
+});
+
+describe('the subscription list', () => {
+	test.each([
+		['an object without items', { subscriptions: [] }],
+		['text', 'service temporarily degraded'],
+		['JSON null', null],
+		['entries without an id', [{ notificationUrl: 'https://x.example.com/' }]],
+		['pages whose entries have numeric ids', { items: [{ id: 7 }], page: 1, pageSize: 20 }],
+	])(
+		'answered as %s: checkExists fails clearly, keeps what it stored and creates nothing',
+		async (_name, body) => {
+			host = await startHost(testbed);
+			await host.publish();
+			const stored = host.nodeStaticData;
+			testbed.sim.faults.add({ route: 'subscriptions.list', status: 200, body, times: 1 });
+
+			const failure = await host.call('checkExists').then(
+				() => undefined,
+				(error: Error & { description?: string }) => error,
+			);
+			expect(failure).toBeInstanceOf(NodeOperationError);
+			expect(failure?.message).toBe(
+				'The service’s subscription list has a form the trigger cannot read, so it cannot tell whether its subscription exists; please report this',
+			);
+			expect(failure?.description).toContain('Service contract');
+			expect(host.nodeStaticData).toEqual(stored);
+			expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
+			expect(testbed.sim.log.count('subscriptions.delete')).toBe(0);
+			expect(onlySubscription(testbed).id).toBe(stored.subscriptionId);
+		},
+	);
+
+	describe('in pages', () => {
+		afterEach(() => testbed.sim.setSubscriptionListPageSize(undefined));
+
+		/** Subscriptions of the same API key made before the trigger's, so that its own is on page 3. */
+		async function publishAfterOthers(others: number) {
+			host = await startHost(testbed);
+			for (let index = 0; index < others; index++) {
+				testbed.sim.subscriptions.create(
+					{
+						notificationUrl: `https://other.example.com/${index}`,
+						eventTypes: null,
+						description: null,
+					},
+					'2025-01-01T00:00:00Z',
+					testbed.sim.defaultClient.clientId,
+				);
+			}
+			testbed.sim.setSubscriptionListPageSize(2);
+			await host.publish();
+			testbed.sim.log.reset();
+		}
+
+		test('every page is read: the subscription on the last page is found', async () => {
+			await publishAfterOthers(4);
+			expect(await host.call('checkExists')).toBe(true);
+			expect(
+				testbed.sim.log.entries({ route: 'subscriptions.list' }).map((entry) => entry.query),
+			).toEqual([{}, { page: '2', pageSize: '2' }, { page: '3', pageSize: '2' }]);
+			expect(testbed.sim.log.count('subscriptions.delete')).toBe(0);
+		});
+
+		test('when it is on none of the pages, checkExists answers false and publishing makes one new one', async () => {
+			await publishAfterOthers(4);
+			const old = host.nodeStaticData.subscriptionId as string;
+			testbed.sim.subscriptions.delete(old);
+
+			await host.publish();
+			expect(
+				testbed.sim.log
+					.entries({ route: 'subscriptions.list' })
+					.slice(0, 2)
+					.map((entry) => entry.query),
+			).toEqual([{}, { page: '2', pageSize: '2' }]);
+			const ours = testbed.sim.subscriptions
+				.list()
+				.filter((subscription) => subscription.notificationUrl.startsWith(host.webhookUrl));
+			expect(ours.map((subscription) => subscription.id)).toEqual([
+				host.nodeStaticData.subscriptionId,
+			]);
+		});
+
+		test('pages that never end (the same page again and again) are an error, not a loop', async () => {
+			await publishAfterOthers(4);
+			const [first] = testbed.sim.subscriptions.list();
+			testbed.sim.faults.add({
+				route: 'subscriptions.list',
+				status: 200,
+				body: { items: [first, first], page: 1, pageSize: 2, totalItems: 6 },
+			});
+			await expect(host.call('checkExists')).rejects.toThrow(
+				'The service’s subscription list has a form the trigger cannot read',
+			);
+			expect(testbed.sim.log.count('subscriptions.list')).toBe(2);
+		});
+	});
+});
+
+describe('a 404 to the delete', () => {
+	const routeNotFound = {
+		route: 'subscriptions.delete' as const,
+		status: 404,
+		body: { code: 'not_found', message: 'No such endpoint.', details: null },
+	};
+
+	test('that says the subscription is unknown counts as deleted', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+		testbed.sim.subscriptions.delete(onlySubscription(testbed).id);
+
+		testbed.sim.log.reset();
+		await host.unpublish();
+		expect(testbed.sim.log.entries({ route: 'subscriptions.delete' })).toEqual([
+			expect.objectContaining({ status: 404, errorCode: 'subscription_not_found' }),
+		]);
+		// The service's code settles it: no list call is needed to confirm.
+		expect(testbed.sim.log.count('subscriptions.list')).toBe(0);
+		expect(host.nodeStaticData).toEqual({});
+	});
+
+	test('of another kind, while the subscription is still listed: a clear error, and nothing is forgotten', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+		const stored = host.nodeStaticData;
+		testbed.sim.faults.add(routeNotFound);
+
+		const failure = await host.unpublish().then(
+			() => undefined,
+			(error: Error & { description?: string }) => error,
+		);
+		expect(failure).toBeInstanceOf(NodeOperationError);
+		expect(failure?.message).toBe(
+			`The delete did not reach subscription '${String(stored.subscriptionId)}': the service answered 404 but still lists it, so its delete address may differ from the package’s service contract`,
+		);
+		expect(failure?.description).toContain('Service contract');
+		expect(onlySubscription(testbed).id).toBe(stored.subscriptionId);
+		expect(host.nodeStaticData).toEqual(stored);
+
+		testbed.sim.faults.clear();
+		await host.unpublish();
+		expect(testbed.sim.subscriptions.list()).toEqual([]);
+	});
+
+	test('of another kind, when the list confirms the subscription is gone, counts as deleted', async () => {
+		host = await startHost(testbed);
+		await host.publish();
+		testbed.sim.subscriptions.delete(onlySubscription(testbed).id);
+		testbed.sim.faults.add(routeNotFound);
+
+		await host.unpublish();
+		expect(host.nodeStaticData).toEqual({});
+		expect(testbed.sim.log.count('subscriptions.list', { status: 200 })).toBe(1);
+	});
+
+	test('another API key’s subscription is not deleted: its 404 leaves it alone', async () => {
+		host = await startHost(testbed);
+		const other = testbed.sim.registerClient({ environment: 'production' });
+		const theirs = testbed.sim.subscriptions.create(
+			{ notificationUrl: host.webhookUrl, eventTypes: null, description: null },
+			'2025-01-01T00:00:00Z',
+			other.clientId,
+		);
+		await host.publish();
+		expect(testbed.sim.subscriptions.list(testbed.sim.defaultClient.clientId)).toHaveLength(1);
+		await host.unpublish();
+		expect(testbed.sim.subscriptions.list()).toEqual([theirs]);
+	});
+});
+
+describe('the Events parameter', () => {
+	test.each([
+		['empty', []],
+		['an empty text', ''],
+	])(
+		'%s: publishing is refused with a clear message, before any request',
+		async (_name, events) => {
+			host = await startHost(testbed, { events });
+			const failure = await host.publish().then(
+				() => undefined,
+				(error: Error & { description?: string }) => error,
+			);
+			expect(failure).toBeInstanceOf(NodeOperationError);
+			expect(failure?.message).toBe(
+				'No Events are selected: choose at least one event type, or All Events',
+			);
+			expect(failure?.description).toContain('All Events');
+			expect(testbed.sim.log.count('subscriptions.create')).toBe(0);
+			expect(testbed.sim.subscriptions.list()).toEqual([]);
+		},
+	);
 });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
+import { captureN8nLog } from '../../harness/n8n-log';
+import { expectNoSecret } from '../../harness/secrets';
 import { secretsOf, type Testbed } from '../../harness/testbed';
 import type { TriggerHost } from '../../harness/webhooks';
 import {
@@ -15,11 +17,16 @@ import {
 let testbed: Testbed;
 let host: TriggerHost;
 
+/** What n8n logged during the test. */
+let n8nLog: ReturnType<typeof captureN8nLog>;
+
 beforeAll(async () => {
+	n8nLog = captureN8nLog();
 	testbed = await startTriggerTestbed();
 });
 
 afterAll(async () => {
+	n8nLog.stop();
 	await host?.close();
 	await resetSimulator(testbed);
 	await testbed.close();
@@ -102,13 +109,14 @@ test('the delivery key appears nowhere: static data, output, answers, errors, si
 		'answers to requests': JSON.stringify(host.requests.map((request) => request.body)),
 		'simulator request log': JSON.stringify(testbed.sim.log.entries()),
 		'simulator delivery log': JSON.stringify(testbed.sim.deliveries.entries()),
+		'n8n’s log': n8nLog.lines.join('\n'),
 	};
+	// The log really was captured: n8n-core logs every execution it runs.
+	expect(n8nLog.lines.some((line) => line.startsWith('debug Workflow execution started'))).toBe(
+		true,
+	);
 	const secrets = [...secretsOf(testbed), ...keys];
-	for (const [place, text] of Object.entries(places)) {
-		for (const secret of secrets) {
-			if (text.includes(secret)) throw new Error(`A secret appears in the ${place}`);
-		}
-	}
+	for (const [place, text] of Object.entries(places)) expectNoSecret(text, secrets, `the ${place}`);
 
 	// Only the hash is stored, and it is the hash of the key in use.
 	expect(

@@ -1,5 +1,6 @@
 import { SimulatorClock } from '../../simulator/clock';
 import { ClientRegistry, formatExpiry, TokenStore } from '../../simulator/identity';
+import { expectNoSecret } from '../../harness/secrets';
 
 const MINUTE = 60 * 1000;
 
@@ -15,7 +16,7 @@ describe('ClientRegistry', () => {
 		const { clients } = setup();
 		const record = clients.register({ environment: 'production' });
 		expect(record.clientId).toMatch(/^[0-9a-f-]{36}$/);
-		expect(JSON.stringify(clients.get(record.clientId))).not.toContain(record.clientSecret);
+		expectNoSecret(clients.get(record.clientId), [record.clientSecret], 'the stored client');
 		expect(clients.authenticate(record.clientId, record.clientSecret).ok).toBe(true);
 		expect(clients.authenticate(record.clientId, 'wrong-secret')).toEqual({
 			ok: false,
@@ -60,7 +61,7 @@ describe('ClientRegistry', () => {
 		const { clients } = setup();
 		const record = clients.register({ environment: 'production' });
 		const rotated = clients.rotateSecret(record.clientId, 'replacement-secret');
-		expect(rotated.clientSecret).toBe('replacement-secret');
+		expect(rotated.clientSecret === 'replacement-secret').toBe(true);
 		expect(clients.authenticate(record.clientId, record.clientSecret).ok).toBe(false);
 		expect(clients.authenticate(record.clientId, 'replacement-secret').ok).toBe(true);
 		expect(() => clients.rotateSecret('nobody')).toThrow(/not registered/);

@@ -1,6 +1,7 @@
 import { NodeApiError } from 'n8n-workflow';
 
 import { readFailure, toNodeApiError } from '../../../nodes/InvoicingAssets/transport/errors';
+import { expectNoSecret } from '../../harness/secrets';
 import { actionNode } from '../fixtures';
 
 const node = actionNode;
@@ -56,7 +57,7 @@ describe('readFailure', () => {
 	});
 
 	test('never keeps the request, which carries the bearer token', () => {
-		expect(JSON.stringify(readFailure(axiosError(500, null)))).not.toContain('secret-token');
+		expectNoSecret(readFailure(axiosError(500, null)), ['secret-token'], 'the failure read');
 	});
 });
 

@@ -10,7 +10,12 @@ import {
 	withDeliveryKey,
 	type SubscriptionRequest,
 } from '../../transport/contract';
-import { eventTypeOptions, ALL_EVENTS, selectedEventTypes } from '../../shared/events';
+import {
+	ALL_EVENTS,
+	CHOOSE_EVENT_TYPES,
+	eventTypeOptions,
+	selectedEventTypes,
+} from '../../shared/events';
 import { invalidInput, requireHttpsUrl } from '../validation';
 
 const properties: INodeProperties[] = [
@@ -80,6 +85,14 @@ export async function execute(
 		'Notification URL',
 	);
 	const eventTypes = selectedEventTypes(this.getNodeParameter('eventTypes', itemIndex, []));
+	if (eventTypes === undefined) {
+		throw invalidInput(
+			this,
+			itemIndex,
+			`No Event Types are chosen: ${CHOOSE_EVENT_TYPES}`,
+			'Choose under Event Types the events the subscription should receive, or All Events to receive every event, including types added later.',
+		);
+	}
 	if (eventTypes?.some((type) => !(EVENT_TYPES as readonly string[]).includes(type))) {
 		throw invalidInput(
 			this,

@@ -1,0 +1,58 @@
+import { LoggerProxy, type Logger } from 'n8n-workflow';
+
+import { textOf } from './secrets';
+
+type Level = keyof Logger;
+
+const LEVELS: Level[] = ['error', 'warn', 'info', 'debug'];
+
+interface N8nLoggerPrototype {
+	log(level: string, message: string, metadata?: unknown): void;
+}
+
+/**
+ * Records everything n8n logs from now on, as `<level> <message> <metadata as JSON>` lines:
+ * what goes through n8n-workflow's LoggerProxy (n8n-core's execution engine), and what n8n-core's
+ * own Logger writes. That Logger re-initialises LoggerProxy with itself when it is created, so
+ * the capture is put back then, and the Logger's output is recorded too (whatever its level).
+ * `stop()` ends the recording.
+ */
+export function captureN8nLog(): { lines: string[]; stop: () => void } {
+	const lines: string[] = [];
+	let recording = true;
+	const record = (level: string, message: string, metadata?: unknown) => {
+		if (recording) lines.push(`${level} ${message} ${textOf(metadata ?? null)}`);
+	};
+	const capture = Object.fromEntries(
+		LEVELS.map((level) => [
+			level,
+			(message: string, metadata?: unknown) => record(level, message, metadata),
+		]),
+	) as unknown as Logger;
+
+	const initialise = LoggerProxy.init;
+	const patched = new Set<N8nLoggerPrototype>();
+	const restorers: Array<() => void> = [];
+	const initSpy = jest.spyOn(LoggerProxy, 'init').mockImplementation((logger: Logger) => {
+		const prototype = Object.getPrototypeOf(logger) as N8nLoggerPrototype;
+		if (typeof prototype.log === 'function' && !patched.has(prototype)) {
+			patched.add(prototype);
+			const log = prototype.log;
+			prototype.log = function (this: unknown, level, message, metadata) {
+				record(level, message, metadata);
+				return log.call(this, level, message, metadata);
+			};
+			restorers.push(() => (prototype.log = log));
+		}
+		initialise(capture);
+	});
+	initialise(capture);
+	return {
+		lines,
+		stop: () => {
+			recording = false;
+			initSpy.mockRestore();
+			for (const restore of restorers) restore();
+		},
+	};
+}

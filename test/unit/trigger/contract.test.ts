@@ -1,0 +1,156 @@
+import type { INode } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { ALL_EVENTS, selectedEventTypes } from '../../../nodes/InvoicingAssets/shared/events';
+import {
+	isServiceEvent,
+	readCreatedSubscriptionId,
+	readSubscriptionListPage,
+	SUBSCRIPTION_NOT_FOUND_ERROR,
+} from '../../../nodes/InvoicingAssets/transport/contract';
+import { saysSubscriptionNotFound } from '../../../nodes/InvoicingAssets/trigger/lifecycle';
+
+/** The subscription and event parts of the contract, as the trigger reads them. */
+const GUID = '3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47';
+const subscription = (id: string) => ({
+	id,
+	notificationUrl: `https://n8n.example.com/webhook/${id}`,
+	eventTypes: null,
+	description: null,
+	createdAt: '2025-01-01T00:00:00Z',
+});
+
+describe('readCreatedSubscriptionId', () => {
+	test('takes only a GUID, in any of the accepted forms', () => {
+		expect(readCreatedSubscriptionId(GUID.toUpperCase())).toBe(GUID.toUpperCase());
+		expect(readCreatedSubscriptionId(`"${GUID}"`)).toBe(GUID);
+		expect(readCreatedSubscriptionId({ id: GUID })).toBe(GUID);
+	});
+
+	test.each([
+		['an ID that is not a GUID', 'sub-1'],
+		['a GUID with text around it', `id ${GUID}`],
+		['a GUID in braces', `{${GUID}}`],
+		['a JSON ID that is not a GUID', '{"id":"sub-1"}'],
+		['a numeric ID', { id: 7 }],
+		['HTML', '<html>Created</html>'],
+	])('refuses %s', (_name, body) => {
+		expect(readCreatedSubscriptionId(body)).toBeUndefined();
+	});
+});
+
+describe('readSubscriptionListPage', () => {
+	test('a bare array is the whole list', () => {
+		const list = [subscription('a'), subscription('b')];
+		expect(readSubscriptionListPage(list)).toEqual({ subscriptions: list });
+		expect(readSubscriptionListPage(JSON.stringify(list))).toEqual({ subscriptions: list });
+		expect(readSubscriptionListPage([])).toEqual({ subscriptions: [] });
+	});
+
+	test('a full page of the envelope asks for the next one, with the page size it reported', () => {
+		const items = [subscription('a'), subscription('b')];
+		expect(readSubscriptionListPage({ items, page: 1, pageSize: 2, totalItems: 5 })).toEqual({
+			subscriptions: items,
+			next: { page: 2, pageSize: 2 },
+		});
+		expect(readSubscriptionListPage({ items, pageSize: 2 }, 3)).toEqual({
+			subscriptions: items,
+			next: { page: 4, pageSize: 2 },
+		});
+		// Without a page size, the number of items given stands for it.
+		expect(readSubscriptionListPage({ items }, 1)).toEqual({
+			subscriptions: items,
+			next: { page: 2, pageSize: 2 },
+		});
+	});
+
+	test.each([
+		['a short page', { items: [subscription('a')], page: 2, pageSize: 2, totalItems: 9 }],
+		[
+			'the page that reaches the total',
+			{ items: [subscription('a')], page: 3, pageSize: 1, totalItems: 3 },
+		],
+		['an empty page', { items: [], page: 4, pageSize: 2, totalItems: 6 }],
+	])('%s is the last', (_name, envelope) => {
+		expect(readSubscriptionListPage(envelope)?.next).toBeUndefined();
+	});
+
+	test.each([
+		['text', 'Service Unavailable'],
+		['null', null],
+		['an object without items', { subscriptions: [] }],
+		['items that are not an array', { items: {} }],
+		['an entry without an id', [subscription('a'), { notificationUrl: 'https://x' }]],
+		['an entry with an empty id', [{ ...subscription('a'), id: '' }]],
+		['an entry that is not an object', ['a']],
+		['an envelope entry with a numeric id', { items: [{ id: 1 }] }],
+	])('%s is unreadable (undefined), never an empty list', (_name, body) => {
+		expect(readSubscriptionListPage(body)).toBeUndefined();
+	});
+});
+
+describe('isServiceEvent', () => {
+	const event = {
+		eventId: 'e-1',
+		eventType: 'invoice.issued',
+		occurredAt: '2025-01-02T03:04:05Z',
+		subscriptionId: GUID,
+		data: { invoiceNumber: 'INV-1' },
+	};
+
+	test.each([
+		['a complete event', {}],
+		['null optional fields', { occurredAt: null, subscriptionId: null, data: null }],
+		[
+			'absent optional fields',
+			{ occurredAt: undefined, subscriptionId: undefined, data: undefined },
+		],
+		['an empty data object', { data: {} }],
+	])('accepts %s', (_name, change) => {
+		expect(isServiceEvent({ ...event, ...change })).toBe(true);
+	});
+
+	test.each([
+		['no eventId', { eventId: undefined }],
+		['a null eventId', { eventId: null }],
+		['an empty eventType', { eventType: '' }],
+		['a numeric occurredAt', { occurredAt: 5 }],
+		['a numeric subscriptionId', { subscriptionId: 5 }],
+		['data as an array', { data: [] }],
+		['data as text', { data: 'x' }],
+	])('refuses %s', (_name, change) => {
+		expect(isServiceEvent({ ...event, ...change })).toBe(false);
+	});
+});
+
+describe('selectedEventTypes', () => {
+	test('All Events is null, chosen types are kept, nothing chosen is undefined (not "all")', () => {
+		expect(selectedEventTypes([ALL_EVENTS])).toBeNull();
+		expect(selectedEventTypes(['invoice.paid', ALL_EVENTS])).toBeNull();
+		expect(selectedEventTypes(['invoice.paid'])).toEqual(['invoice.paid']);
+		for (const nothing of [[], '', undefined, null, ['']]) {
+			expect(selectedEventTypes(nothing)).toBeUndefined();
+		}
+	});
+});
+
+describe('saysSubscriptionNotFound', () => {
+	const node = { name: 'Trigger' } as INode;
+
+	test('reads the service code the failure carries', () => {
+		const unknown = new NodeApiError(node, {
+			message: 'Subscription not found',
+			httpCode: '404',
+			code: SUBSCRIPTION_NOT_FOUND_ERROR,
+		});
+		const route = new NodeApiError(node, {
+			message: 'No such endpoint',
+			httpCode: '404',
+			code: 'not_found',
+		});
+		const bare = new NodeApiError(node, { message: 'Not found', httpCode: '404' });
+		expect([unknown, route, bare, new Error('x'), undefined].map(saysSubscriptionNotFound)).toEqual(
+			[true, false, false, false, false],
+		);
+	});
+});
