@@ -13,7 +13,6 @@ import {
 	pageQuery,
 	paths,
 	readPage,
-	readSubscriptions,
 	redactDeliveryKey,
 	type Asset,
 	type Invoice,
@@ -24,9 +23,7 @@ export async function searchSubscriptions(
 	filter?: string,
 ): Promise<INodeListSearchResult> {
 	const client = new ServiceClient(this);
-	const subscriptions = readSubscriptions(
-		await client.request({ method: 'GET', path: paths.subscriptions }),
-	);
+	const subscriptions = await client.listSubscriptions();
 	const needle = filter?.trim().toLowerCase() ?? '';
 	return {
 		results: subscriptions

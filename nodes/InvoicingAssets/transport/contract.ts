@@ -298,13 +298,6 @@ export function isSubscriptionId(value: unknown): value is string {
 	return typeof value === 'string' && new RegExp(`^${SUBSCRIPTION_ID_PATTERN}$`).test(value);
 }
 
-/** assumed: the list call answers a bare array; tolerate the page envelope too. */
-export function readSubscriptions(body: unknown): Subscription[] {
-	const parsed = parseJsonIfText(body);
-	if (Array.isArray(parsed)) return parsed as Subscription[];
-	return readPage<Subscription>(parsed)?.items ?? [];
-}
-
 /** One answer of the list call, as the trigger reads it. */
 export interface SubscriptionListPage {
 	subscriptions: Subscription[];

@@ -12,7 +12,15 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { FIRST_PAGE, JSON_MEDIA_TYPE, pageQuery, readPage } from './contract';
+import {
+	FIRST_PAGE,
+	JSON_MEDIA_TYPE,
+	pageQuery,
+	paths,
+	readPage,
+	readSubscriptionListPage,
+	type Subscription,
+} from './contract';
 import { mayHaveActed, readFailure, toNodeApiError, type HttpFailure } from './errors';
 import { nextPage } from './pagination';
 import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, type RetryPolicy } from './retry';
@@ -198,6 +206,47 @@ export class ServiceClient {
 			records.push(...last.items.slice(0, remaining()));
 		}
 		return records;
+	}
+
+	/**
+	 * Every subscription of the API key, page after page when the list answers the page envelope.
+	 * An answer that cannot be read is an error, never an empty list: taken for one, the trigger
+	 * would subscribe a second time.
+	 */
+	async listSubscriptions(itemIndex?: number): Promise<Subscription[]> {
+		const byId = new Map<string, Subscription>();
+		let requested: { page: number; pageSize: number } | undefined;
+		for (;;) {
+			const body = await this.request({
+				method: 'GET',
+				path: paths.subscriptions,
+				qs: requested ? pageQuery(requested.page, requested.pageSize) : undefined,
+				itemIndex,
+			});
+			const page = readSubscriptionListPage(body, requested?.page ?? FIRST_PAGE);
+			if (!page) throw this.unreadableSubscriptionList('Its answer is neither shape.', itemIndex);
+			const before = byId.size;
+			for (const subscription of page.subscriptions) byId.set(subscription.id, subscription);
+			if (!page.next) return [...byId.values()];
+			if (byId.size === before) {
+				throw this.unreadableSubscriptionList(
+					`Page ${page.next.page - 1} repeated subscriptions it had given already, so the pages never end.`,
+					itemIndex,
+				);
+			}
+			requested = page.next;
+		}
+	}
+
+	private unreadableSubscriptionList(detail: string, itemIndex?: number): NodeOperationError {
+		return new NodeOperationError(
+			this.context.getNode(),
+			'The service’s subscription list has a form the node cannot read; please report this',
+			{
+				description: `Expected a JSON array of subscriptions, or pages of the form {"items": [...], "page", "pageSize", "totalItems"}, each subscription with an "id". ${detail} Rather than take an unreadable list for an empty one (for a trigger: and subscribe twice), the node stops. The package’s assumptions about the service are listed under “Service contract” in its README.`,
+				itemIndex,
+			},
+		);
 	}
 
 	private async readPageAt<T>(

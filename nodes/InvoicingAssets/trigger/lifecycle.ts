@@ -4,13 +4,10 @@ import { NodeOperationError } from 'n8n-workflow';
 import { CHOOSE_EVENT_TYPES, selectedEventTypes } from '../shared/events';
 import { ServiceClient } from '../transport';
 import {
-	FIRST_PAGE,
 	NOTIFICATION_URL_PROTOCOL,
-	pageQuery,
 	paths,
 	readCreatedSubscriptionId,
 	readDeliveryKey,
-	readSubscriptionListPage,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
 	withDeliveryKey,
 	withoutDeliveryKey,
@@ -80,7 +77,7 @@ export async function subscriptionExists(context: IHookFunctions): Promise<boole
 	const stored = readStoredSubscription(staticData);
 	if (!stored) return false;
 	const client = new ServiceClient(context);
-	const listed = await listSubscriptions(context, client);
+	const listed = await client.listSubscriptions();
 	const ours = listed.find((subscription) => subscription.id === stored.subscriptionId);
 	if (ours && sameAddress(ours.notificationUrl, context.getNodeWebhookUrl(WEBHOOK_NAME))) {
 		return true;
@@ -148,7 +145,7 @@ async function settleUnconfirmedCreate(
 	const status = httpStatusOf(failure);
 	if (status !== undefined && status >= 400 && status < 500) throw failure;
 
-	const lookup = await listSubscriptions(context, client).then(
+	const lookup = await client.listSubscriptions().then(
 		(listed) => ({
 			ours: listed.filter((item) => carriesKey(item, deliveryKey)),
 			error: undefined,
@@ -201,47 +198,6 @@ async function settleUnconfirmedCreate(
 }
 
 /**
- * Every subscription the list call gives, page after page when it answers the page envelope.
- * An answer it cannot read is an error, never an empty list: the trigger would subscribe again.
- */
-async function listSubscriptions(
-	context: IHookFunctions,
-	client: ServiceClient,
-): Promise<Subscription[]> {
-	const byId = new Map<string, Subscription>();
-	let requested: { page: number; pageSize: number } | undefined;
-	for (;;) {
-		const body = await client.request({
-			method: 'GET',
-			path: paths.subscriptions,
-			qs: requested ? pageQuery(requested.page, requested.pageSize) : undefined,
-		});
-		const page = readSubscriptionListPage(body, requested?.page ?? FIRST_PAGE);
-		if (!page) throw unreadableList(context, 'Its answer is neither shape.');
-		const before = byId.size;
-		for (const subscription of page.subscriptions) byId.set(subscription.id, subscription);
-		if (!page.next) return [...byId.values()];
-		if (byId.size === before) {
-			throw unreadableList(
-				context,
-				`Page ${page.next.page - 1} repeated subscriptions it had given already, so the pages never end.`,
-			);
-		}
-		requested = page.next;
-	}
-}
-
-function unreadableList(context: IHookFunctions, detail: string): NodeOperationError {
-	return new NodeOperationError(
-		context.getNode(),
-		'The service’s subscription list has a form the trigger cannot read, so it cannot tell whether its subscription exists; please report this',
-		{
-			description: `The trigger expects a JSON array of subscriptions, or pages of the form {"items": [...], "page", "pageSize", "totalItems"}, each subscription with an "id". ${detail} Rather than take an unreadable list for an empty one (and subscribe twice), it stops. ${SEE_SERVICE_CONTRACT}`,
-		},
-	);
-}
-
-/**
  * Deletes a subscription; one that is gone counts as deleted. A 404 that does not say the
  * subscription is unknown may come from a wrong path or a gateway: then the list decides.
  * Other failures are thrown (n8n retries the delete).
@@ -264,7 +220,7 @@ async function removeSubscription(
 	if (failure === undefined) return;
 	if (httpStatusOf(failure) !== 404) throw failure;
 	if (saysSubscriptionNotFound(failure)) return;
-	const listed = await listSubscriptions(context, client);
+	const listed = await client.listSubscriptions();
 	if (!listed.some((subscription) => subscription.id === subscriptionId)) return;
 	throw new NodeOperationError(
 		context.getNode(),

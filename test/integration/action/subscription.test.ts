@@ -244,6 +244,35 @@ describe('Subscription → Get Many and Delete', () => {
 		]);
 	});
 
+	test('Get Many and the From List search read every page when the service pages its list', async () => {
+		const { testbed } = bed;
+		const stored = await createThree();
+		testbed.sim.setSubscriptionListPageSize(2);
+		try {
+			const all = await run(testbed, list({ returnAll: true }));
+			expect(jsonOf(all).map((entry: Json) => entry.id)).toEqual(stored.map((entry) => entry.id));
+			const options = await searchList(testbed, 'searchSubscriptions', 'three');
+			expect(options.results.map((entry) => entry.value)).toEqual([stored[2].id]);
+			expect(testbed.sim.log.count('subscriptions.list')).toBe(4);
+		} finally {
+			testbed.sim.setSubscriptionListPageSize(undefined);
+		}
+	});
+
+	test('an answer that is not a subscription list is an error, never an empty list', async () => {
+		const { testbed } = bed;
+		testbed.sim.faults.add({
+			route: 'subscriptions.list',
+			status: 200,
+			body: { value: [] },
+			times: 1,
+		});
+		const result = await run(testbed, list({ returnAll: true }));
+		expect(result.error?.message).toBe(
+			'The service’s subscription list has a form the node cannot read; please report this',
+		);
+	});
+
 	test('Get Many with Limit and Delete with the ID from expressions, per item', async () => {
 		const { testbed } = bed;
 		const [first, second] = await createThree();

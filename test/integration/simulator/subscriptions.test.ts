@@ -6,7 +6,7 @@ import {
 	paths,
 	readCreatedSubscriptionId,
 	readServiceError,
-	readSubscriptions,
+	readSubscriptionListPage,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
 	withDeliveryKey,
 } from '../../../nodes/InvoicingAssets/transport/contract';
@@ -186,7 +186,7 @@ describe('list and delete', () => {
 		const response = await list();
 		expect(response.status).toBe(200);
 		expect(Array.isArray(response.json)).toBe(true);
-		const subscriptions = readSubscriptions(response.text);
+		const subscriptions = readSubscriptionListPage(response.text)?.subscriptions ?? [];
 		expect(subscriptions).toEqual(sim.subscriptions.list(sim.defaultClient.clientId));
 		const ids = subscriptions.map((sub) => sub.id);
 		expect(ids.indexOf(first.json)).toBeLessThan(ids.indexOf(second.json));

@@ -537,7 +537,7 @@ describe('the subscription list', () => {
 			);
 			expect(failure).toBeInstanceOf(NodeOperationError);
 			expect(failure?.message).toBe(
-				'The service’s subscription list has a form the trigger cannot read, so it cannot tell whether its subscription exists; please report this',
+				'The service’s subscription list has a form the node cannot read; please report this',
 			);
 			expect(failure?.description).toContain('Service contract');
 			expect(host.nodeStaticData).toEqual(stored);
@@ -607,7 +607,7 @@ describe('the subscription list', () => {
 				body: { items: [first, first], page: 1, pageSize: 2, totalItems: 6 },
 			});
 			await expect(host.call('checkExists')).rejects.toThrow(
-				'The service’s subscription list has a form the trigger cannot read',
+				'The service’s subscription list has a form the node cannot read',
 			);
 			expect(testbed.sim.log.count('subscriptions.list')).toBe(2);
 		});

@@ -12,7 +12,6 @@ import {
 	readPage,
 	readRetryAfterMs,
 	readServiceError,
-	readSubscriptions,
 	redactDeliveryKey,
 	redactDeliveryKeysInText,
 	summarizeAsset,
@@ -112,21 +111,6 @@ describe('tokens and subscriptions', () => {
 		expect(readCreatedSubscriptionId('')).toBeUndefined();
 		expect(readCreatedSubscriptionId({})).toBeUndefined();
 		expect(readCreatedSubscriptionId(null)).toBeUndefined();
-	});
-
-	test('readSubscriptions reads a bare array or a page envelope', () => {
-		const entry = {
-			id: '1',
-			notificationUrl: 'https://x',
-			eventTypes: null,
-			description: null,
-			createdAt: '',
-		};
-		expect(readSubscriptions([entry])).toEqual([entry]);
-		expect(readSubscriptions({ items: [entry], page: 1, pageSize: 1, totalItems: 1 })).toEqual([
-			entry,
-		]);
-		expect(readSubscriptions('nonsense')).toEqual([]);
 	});
 
 	test('the delivery key is added as apiKey and hidden again for output', () => {

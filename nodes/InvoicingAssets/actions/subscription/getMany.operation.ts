@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
-import { paths, readSubscriptions, redactDeliveryKey } from '../../transport/contract';
+import { redactDeliveryKey } from '../../transport/contract';
 import { limitProperty, returnAllProperty } from '../common.descriptions';
 import { readLimit } from '../validation';
 
@@ -19,9 +19,7 @@ export async function execute(
 	itemIndex: number,
 ): Promise<IDataObject[]> {
 	const limit = readLimit(this, itemIndex);
-	const subscriptions = readSubscriptions(
-		await client.request({ method: 'GET', path: paths.subscriptions, itemIndex }),
-	);
+	const subscriptions = await client.listSubscriptions(itemIndex);
 	return subscriptions.slice(0, limit).map((subscription) => ({
 		...subscription,
 		notificationUrl: redactDeliveryKey(subscription.notificationUrl),
