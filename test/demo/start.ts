@@ -1,10 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /**
  * `npm start`: the simulator and a real n8n over HTTPS, with an owner, a credential for the
- * simulator and the example workflow published. The simulator issues an invoice every 30 s
- * (`--every <seconds>`), so executions appear in the editor. Ctrl-C stops everything.
+ * simulator (tested through n8n's API) and the example workflow published. The simulator issues an
+ * invoice every 30 s (`--every <seconds>`, at least 5), so executions appear in the editor. Ctrl-C
+ * (or SIGTERM) stops everything and exits 0; a failure on the way up stops what had started and
+ * exits 1. test/demo/smoke.ts checks all of this.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -12,28 +13,14 @@ import { EXAMPLES, loadExample } from '../n8n/examples';
 import { waitFor } from '../n8n/executions';
 import { freePort, N8nInstance } from '../n8n/instance';
 import { REPOSITORY } from '../n8n/package';
+import { handleSignals, onShutdown, runCleanups } from '../n8n/shutdown';
 import { startSimulator } from '../simulator';
-import {
-	certificateValidFor,
-	createCertificateAuthority,
-	findCertificateAuthority,
-} from '../simulator/tls';
+import { demoCertificateAuthority } from './ca';
 
 const OWNER = { email: 'demo@example.com', password: 'Demo-Passw0rd!' };
 
 function print(line = '') {
 	process.stdout.write(`${line}\n`);
-}
-
-/** A CA kept in .tmp/demo/ca across runs, so a browser told to trust it once keeps trusting it. */
-function demoCertificateAuthority(): string {
-	const dir = join(REPOSITORY, '.tmp/demo/ca');
-	const existing = findCertificateAuthority(dir);
-	if (!existing || !certificateValidFor(existing.certPath, 24 * 3600)) {
-		mkdirSync(dir, { recursive: true });
-		createCertificateAuthority(dir, { days: 365, commonName: 'Invoicing & Assets demo CA' });
-	}
-	return dir;
 }
 
 async function portOr(preferred: number): Promise<number> {
@@ -49,26 +36,21 @@ async function main() {
 	const { values } = parseArgs({ options: { every: { type: 'string', default: '30' } } });
 	const everySeconds = Math.max(5, Number(values.every) || 30);
 
-	const caDir = demoCertificateAuthority();
+	// Ctrl-C is how the demo ends: every cleanup registered below runs, newest first, then exit 0.
+	handleSignals({ exitCode: 0 });
+	onShutdown(() => print('Stopped.'));
+	const caDir = demoCertificateAuthority(join(REPOSITORY, '.tmp/demo/ca'));
 	print('Starting the simulator…');
 	const sim = await startSimulator({ caDir, invoices: 200, assets: 60 });
+	onShutdown(async () => await sim.close());
 	print('Starting n8n (the first run installs it: about 5 minutes)…');
+	// The instance registers its own stop (and the removal of its folder) with test/n8n/shutdown.ts.
 	const n8n = new N8nInstance({ name: 'demo', caDir, owner: OWNER, port: await portOr(5678) });
-
 	const timers: NodeJS.Timeout[] = [];
-	let stopping = false;
-	const stop = async () => {
-		if (stopping) return;
-		stopping = true;
+	onShutdown(() => {
 		for (const timer of timers) clearInterval(timer);
 		print('\nStopping n8n and the simulator…');
-		await n8n.dispose();
-		await sim.close();
-		print('Stopped.');
-		process.exit(0);
-	};
-	process.on('SIGINT', () => void stop());
-	process.on('SIGTERM', () => void stop());
+	});
 
 	await n8n.start();
 	const created = await n8n.api<{ id: string; name: string }>('POST', '/credentials', {
@@ -83,12 +65,22 @@ async function main() {
 			clientSecret: sim.defaultClient.clientSecret,
 		},
 	});
+	if (created.status !== 200) throw new Error(`creating the credential failed: ${created.status}`);
 	const credential = { id: created.body.id, name: created.body.name };
+	const tested = await n8n.api<{ status: string; message: string }>(
+		'POST',
+		`/credentials/${credential.id}/test`,
+	);
+	if (tested.body.status !== 'OK') {
+		throw new Error(`the demo credential's test failed: ${tested.body.message ?? tested.status}`);
+	}
+	print(`Credential test: OK ("${credential.name}" against the simulator)`);
 	const workflow = await n8n.api<{ id: string }>(
 		'POST',
 		'/workflows',
 		loadExample(EXAMPLES.newInvoice, credential),
 	);
+	if (workflow.status !== 200) throw new Error(`importing the example failed: ${workflow.status}`);
 	await n8n.api('POST', '/workflows', loadExample(EXAMPLES.overdueReport, credential));
 	const published = await n8n.api('POST', `/workflows/${workflow.body.id}/publish`);
 	if (published.status !== 200) {
@@ -112,7 +104,7 @@ async function main() {
 	print(`  Open            ${n8n.url}/workflow/${workflow.body.id}   (then the Executions tab)`);
 	print(`  Sign in as      ${OWNER.email} / ${OWNER.password}`);
 	print(
-		`  Browser warning n8n's certificate comes from the demo CA ${join(caDir, 'ca.pem')}; trust it once, or accept the warning`,
+		`  Browser warning n8n's certificate comes from the demo CA ${join(caDir, 'ca.pem')}, which is limited to localhost, 127.0.0.1 and ::1 (name constraints): accept the warning, or trust that CA`,
 	);
 	print(`  Subscriptions   ${sim.subscriptions.list().length} registered at the simulator`);
 	print(
@@ -123,7 +115,8 @@ async function main() {
 	print('Press Ctrl-C to stop.');
 }
 
-main().catch((error: Error) => {
+main().catch(async (error: Error) => {
 	process.stderr.write(`${error.stack ?? error.message}\n`);
+	await runCleanups();
 	process.exit(1);
 });

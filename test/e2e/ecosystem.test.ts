@@ -15,6 +15,7 @@ import type { INode } from 'n8n-workflow';
 import { request } from 'undici';
 
 import { paths } from '../../nodes/InvoicingAssets/transport/contract';
+import { expectNoSecret } from '../harness/secrets';
 import { EXAMPLES, loadExample } from '../n8n/examples';
 import {
 	getExecution,
@@ -24,7 +25,7 @@ import {
 	type Execution,
 } from '../n8n/executions';
 import { N8nInstance } from '../n8n/instance';
-import { PACKAGE_NAME } from '../n8n/package';
+import { disposePackedPackage, PACKAGE_NAME } from '../n8n/package';
 import { startSimulator, type Simulator } from '../simulator';
 import { ACTION_TYPE, CREDENTIAL_TYPE, type WorkflowJson } from './workflows';
 
@@ -131,6 +132,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await n8n?.dispose();
 	await sim?.close();
+	disposePackedPackage();
 });
 
 test('n8n lists the action node as an AI tool (usableAsTool): Invoicing & Assets Tool, an ai_tool output, the same credential', async () => {
@@ -203,7 +205,7 @@ test("n8n's HTTP Request node uses the credential (predefined type) for a page o
 	expect(listed.clientId).toBe(clientId);
 	const execution = await finishedExecution(id);
 	expect(execution.status).toBe('success');
-	expect(JSON.stringify(execution)).not.toContain(sim.defaultClient.clientSecret);
+	expectNoSecret(execution, sim.secrets(), 'the execution data');
 
 	// A second run reuses the stored token.
 	expect((await callWebhook(path)).status).toBe(200);

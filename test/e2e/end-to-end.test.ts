@@ -1,16 +1,26 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * The package in a real n8n 2.41.1 over HTTPS: loaded from its npm tarball, credential tested,
  * a workflow published and run on delivered events, then cleaned up. Assertions are made at the
  * simulator (subscriptions, tokens) and through n8n's public API (executions).
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
-import { getExecution, listExecutions, waitFor, waitForExecutions } from '../n8n/executions';
+import { expectNoSecret } from '../harness/secrets';
+import {
+	eventIdOf,
+	getExecution,
+	hasEnded,
+	listExecutions,
+	nodeOutput,
+	waitFor,
+	waitForEvent,
+	waitForExecutions,
+} from '../n8n/executions';
 import { N8nInstance } from '../n8n/instance';
+import { disposePackedPackage } from '../n8n/package';
+import { watchSubscriptions } from '../n8n/subscriptions';
 import { startSimulator, type Simulator } from '../simulator';
 import {
 	ACTION_TYPE,
@@ -51,6 +61,11 @@ function issueInvoiceBillingAnAsset() {
 			},
 		],
 	});
+}
+
+/** Every secret the simulator issued or received (client secrets, tokens, delivery keys), with its kind. */
+function secrets(...more: Array<[string, string]>): Map<string, string> {
+	return new Map<string, string>([...sim.secrets(), ...more]);
 }
 
 function deliveryKey(): string {
@@ -103,6 +118,7 @@ afterAll(async () => {
 	await plainN8n?.dispose();
 	await n8n?.dispose();
 	await sim?.close();
+	disposePackedPackage();
 });
 
 test('1. n8n loads the package: both node types, the tool variant and the credential type are listed', async () => {
@@ -137,8 +153,11 @@ test('2. the credential created through the public API passes its test; a wrong 
 	);
 	expect(failed.body.status).toBe('Error');
 	expect(failed.body.message).toMatch(/client ID or secret/i);
-	expect(failed.text).not.toContain(wrongSecret);
-	expect(failed.text).not.toContain(sim.defaultClient.clientSecret);
+	expectNoSecret(
+		failed.text,
+		secrets([wrongSecret, 'wrong client secret']),
+		"the failed credential test's answer",
+	);
 });
 
 test('3–4. the published workflow registers exactly one https subscription carrying apiKey', async () => {
@@ -178,53 +197,71 @@ test('5. an issued invoice runs the workflow, which fetches the invoice and its 
 		customerNumber: invoice.customerNumber,
 	});
 	expect(asset).toMatchObject({ assetId: invoice.lines[0].assetId });
-	expect(JSON.stringify(full)).not.toContain(deliveryKey());
-	expect(JSON.stringify(full)).not.toContain(sim.defaultClient.clientSecret);
+	expectNoSecret(full, secrets([deliveryKey(), 'delivery key']), 'the execution data');
 });
 
 test('6. forged deliveries get 401 and start nothing', async () => {
-	const event = {
+	const forged = {
 		eventId: randomUUID(),
 		eventType: 'invoice.issued',
 		occurredAt: '2026-11-22T10:00:00Z',
 		subscriptionId: ourSubscriptions()[0].id,
 		data: { invoiceNumber: sim.data.invoices()[0].invoiceNumber },
 	};
-	const before = (await listExecutions(n8n, workflowId)).length;
+	const before = await listExecutions(n8n, workflowId);
 
-	const missing = await deliver('', event);
-	const wrong = await deliver(`?${DELIVERY_KEY_PARAMETER}=${'A'.repeat(43)}`, event);
+	const missing = await deliver('', forged);
+	const wrong = await deliver(`?${DELIVERY_KEY_PARAMETER}=${'A'.repeat(43)}`, forged);
 	const nearMiss = await deliver(
 		`?${DELIVERY_KEY_PARAMETER}=${deliveryKey().slice(0, -1)}x`,
-		event,
+		forged,
 	);
 	expect([missing.status, wrong.status, nearMiss.status]).toEqual([401, 401, 401]);
 
-	await sleep(2000);
-	expect(await listExecutions(n8n, workflowId)).toHaveLength(before);
+	// A genuine event after them: once it has run, the forged ones have been handled.
+	const { event: sentinel } = issueInvoiceBillingAnAsset();
+	const since = await waitForEvent(n8n, workflowId, NODE_NAMES.trigger, sentinel.eventId, {
+		after: before,
+	});
+	expect(since.get(forged.eventId)).toBeUndefined();
+	expect([...since.keys()]).toEqual([sentinel.eventId]);
+	expect(since.get(sentinel.eventId)?.map((execution) => execution.status)).toEqual(['success']);
 });
 
 test('7. a re-delivery of the same event starts no second execution', async () => {
+	const before = await listExecutions(n8n, workflowId);
 	sim.deliveries.setOptions({ duplicate: true });
-	issueInvoiceBillingAnAsset();
-	await sim.waitForDeliveries(30_000);
-	sim.deliveries.setOptions({ duplicate: false });
-	await sleep(1500);
-
-	const list = await waitForExecutions(n8n, workflowId, 2);
-	expect(list).toHaveLength(2);
-	const copies = sim.deliveries.entries().filter((attempt) => attempt.copy === 2);
+	let repeated: ReturnType<typeof issueInvoiceBillingAnAsset>['event'];
+	try {
+		repeated = issueInvoiceBillingAnAsset().event;
+		await sim.waitForDeliveries(30_000);
+	} finally {
+		sim.deliveries.setOptions({ duplicate: false });
+	}
+	const copies = sim.deliveries
+		.entries({ eventId: repeated.eventId })
+		.filter((attempt) => attempt.copy === 2);
 	expect(copies.length).toBeGreaterThanOrEqual(1);
 	expect(copies.every((attempt) => attempt.status === 200)).toBe(true);
+
+	const { event: sentinel } = issueInvoiceBillingAnAsset();
+	const since = await waitForEvent(n8n, workflowId, NODE_NAMES.trigger, sentinel.eventId, {
+		after: before,
+	});
+	expect(since.get(repeated.eventId)?.map((execution) => execution.status)).toEqual(['success']);
+	expect([...since.keys()].sort()).toEqual([repeated.eventId, sentinel.eventId].sort());
 });
 
 test('8. after 61 simulated minutes the next event still succeeds with exactly one new token', async () => {
+	const before = await listExecutions(n8n, workflowId);
 	const tokensBefore = sim.log.tokensIssued();
 	sim.clock.advance(61 * MINUTE);
-	issueInvoiceBillingAnAsset();
+	const { event } = issueInvoiceBillingAnAsset();
 
-	const list = await waitForExecutions(n8n, workflowId, 3);
-	expect(list.filter((entry) => entry.status === 'success')).toHaveLength(3);
+	const since = await waitForEvent(n8n, workflowId, NODE_NAMES.trigger, event.eventId, {
+		after: before,
+	});
+	expect(since.get(event.eventId)?.map((execution) => execution.status)).toEqual(['success']);
 	expect(sim.log.tokensIssued() - tokensBefore).toBe(1);
 });
 
@@ -232,26 +269,23 @@ test('9. unpublish leaves no subscription; 20 publish/unpublish cycles never hol
 	expect((await n8n.api('POST', `/workflows/${workflowId}/unpublish`)).status).toBe(200);
 	await waitFor('no subscription', () => ourSubscriptions().length === 0);
 
-	let most = 0;
-	let watching = true;
-	const watcher = (async () => {
-		while (watching) {
-			most = Math.max(most, ourSubscriptions().length);
-			await sleep(20);
+	// Counted at every create, so that a second subscription held only for a moment is seen.
+	const watch = watchSubscriptions(sim, webhookId);
+	try {
+		for (let cycle = 0; cycle < 20; cycle++) {
+			expect((await n8n.api('POST', `/workflows/${workflowId}/publish`)).status).toBe(200);
+			await waitFor(`subscription of cycle ${cycle + 1}`, () => ourSubscriptions().length === 1);
+			expect((await n8n.api('POST', `/workflows/${workflowId}/unpublish`)).status).toBe(200);
+			await waitFor(
+				`no subscription after cycle ${cycle + 1}`,
+				() => ourSubscriptions().length === 0,
+			);
 		}
-	})();
-	for (let cycle = 0; cycle < 20; cycle++) {
-		expect((await n8n.api('POST', `/workflows/${workflowId}/publish`)).status).toBe(200);
-		await waitFor(`subscription of cycle ${cycle + 1}`, () => ourSubscriptions().length === 1);
-		expect((await n8n.api('POST', `/workflows/${workflowId}/unpublish`)).status).toBe(200);
-		await waitFor(
-			`no subscription after cycle ${cycle + 1}`,
-			() => ourSubscriptions().length === 0,
-		);
+	} finally {
+		watch.stop();
 	}
-	watching = false;
-	await watcher;
-	expect(most).toBe(1);
+	expect(watch.created).toBeGreaterThanOrEqual(20);
+	expect(watch.most).toBe(1);
 	expect(ourSubscriptions()).toHaveLength(0);
 });
 
@@ -287,6 +321,7 @@ test('11. an n8n with a plain-http webhook URL registers nothing and explains th
 		invoiceToAssetWorkflow(plainCredential, plainWebhookId),
 	);
 	const subscriptionsBefore = sim.subscriptions.list().length;
+	const createsBefore = sim.log.count('subscriptions.create');
 
 	expect((await plainN8n.api('POST', `/workflows/${created.body.id}/publish`)).status).toBe(200);
 	const status = await waitFor(
@@ -301,13 +336,82 @@ test('11. an n8n with a plain-http webhook URL registers nothing and explains th
 	);
 
 	const message = status.triggers.map((trigger) => trigger.errorMessage ?? '').join(' ');
-	expect(message).toMatch(/https/i);
-	expect(message).toMatch(/TLS 1\.2/);
+	expect(message).toContain(
+		'The production webhook URL must start with https://: the Data Service delivers only over TLS 1.2 or later.',
+	);
+	// The fix itself reaches the user: n8n shows only the message of a failed publication.
+	expect(message).toContain('Set N8N_WEBHOOK_URL to n8n’s public https address.');
 	expect(plainN8n.log()).toMatch(/TLS 1\.2/);
 	expect(sim.subscriptions.list()).toHaveLength(subscriptionsBefore);
+	expect(sim.log.count('subscriptions.create')).toBe(createsBefore);
 	expect(
 		sim.subscriptions
 			.list()
 			.some((subscription) => subscription.notificationUrl.includes(plainWebhookId)),
 	).toBe(false);
+});
+
+test('12. "Listen for test event" (the editor\'s Execute step) registers a /webhook-test/ subscription, runs once on an event, then deletes it; the published one stays', async () => {
+	const [production] = ourSubscriptions();
+	expect(production).toBeDefined();
+	const isTestUrl = (url: string) => new URL(url).pathname === `/webhook-test/${webhookId}/webhook`;
+
+	// What the editor sends when the trigger's "Execute step" is clicked.
+	const run = await n8n.rest<{ data: { waitingForWebhook?: boolean } }>(
+		'POST',
+		`/workflows/${workflowId}/run`,
+		{ triggerToStartFrom: { name: NODE_NAMES.trigger } },
+	);
+	try {
+		expect(run.status).toBe(200);
+		expect(run.body.data.waitingForWebhook).toBe(true);
+		const listening = await waitFor('the test subscription', () =>
+			ourSubscriptions().find((subscription) => isTestUrl(subscription.notificationUrl)),
+		);
+		expect(new URL(listening.notificationUrl).origin).toBe(n8n.url);
+		expect(
+			new URL(listening.notificationUrl).searchParams.get(DELIVERY_KEY_PARAMETER)?.length,
+		).toBeGreaterThanOrEqual(32);
+		expect(listening.eventTypes).toEqual(['invoice.issued']);
+		expect(ourSubscriptions().map((subscription) => subscription.id)).toEqual([
+			production.id,
+			listening.id,
+		]);
+
+		// One event, delivered to both: the test execution (manual) and the published workflow's.
+		const { invoice, event } = issueInvoiceBillingAnAsset();
+		const runs = await waitFor(
+			'the test execution and the production one',
+			async () => {
+				const list = (await listExecutions(n8n, workflowId, true)).filter(
+					(execution) => eventIdOf(execution, NODE_NAMES.trigger) === event.eventId,
+				);
+				return list.length >= 2 && list.every(hasEnded) ? list : undefined;
+			},
+			120_000,
+			500,
+		);
+		expect(runs.map((execution) => execution.mode).sort()).toEqual(['manual', 'webhook']);
+		const manual = runs.find((execution) => execution.mode === 'manual');
+		expect(manual?.status).toBe('success');
+		expect(nodeOutput(manual ?? runs[0], NODE_NAMES.invoice)[0]?.json).toMatchObject({
+			invoiceNumber: invoice.invoiceNumber,
+		});
+		expectNoSecret(manual, secrets(), 'the test execution');
+
+		// Listening ends with that event: n8n deletes the test subscription, and only that one.
+		await waitFor('the test subscription deleted', () =>
+			ourSubscriptions().every((subscription) => subscription.id !== listening.id),
+		);
+		expect(
+			sim.log
+				.entries({ route: 'subscriptions.delete' })
+				.filter((entry) => entry.params.id === listening.id)
+				.map((entry) => entry.status),
+		).toEqual([204]);
+		expect(ourSubscriptions().map((subscription) => subscription.id)).toEqual([production.id]);
+	} finally {
+		// Stops listening if a step above failed (n8n's "Stop listening"); nothing to stop otherwise.
+		await n8n.rest('DELETE', `/test-webhook/${workflowId}`);
+	}
 });

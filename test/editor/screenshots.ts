@@ -14,9 +14,11 @@
  * The browser is Debian's Chromium, installed with apt-get when missing (as root), driven by
  * playwright-core, which never downloads a browser. It trusts the test CA through a throw-away
  * NSS database in its own HOME (certutil, from libnss3-tools), so HTTPS errors are not ignored.
- * When Chromium cannot be installed or started, the script prints
- * "skipped: chromium unavailable (<reason>)" and exits 0; it never reports checks it did not run.
- * Ends with `Checks: N passed, M failed`; exits 1 when a check failed.
+ * When Chromium is missing and cannot be installed (not root, no apt-get, apt-get failing), the
+ * script prints "skipped: chromium unavailable (<reason>)" and exits 0; it never reports checks it
+ * did not run. A Chromium that is installed but does not start is a failure, not a skip.
+ * Ends with `Checks: N passed, M failed`; exits 1 when a check failed. Ctrl-C stops n8n, the
+ * simulator and the browser and removes the scratch folder.
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -32,8 +34,10 @@ import { InvoicingAssets } from '../../nodes/InvoicingAssets/InvoicingAssets.nod
 import { eventTypeOptions } from '../../nodes/InvoicingAssets/shared/events';
 import { N8nInstance } from '../n8n/instance';
 import { REPOSITORY } from '../n8n/package';
+import { handleSignals, onShutdown, runCleanups } from '../n8n/shutdown';
 import { startSimulator, type Simulator } from '../simulator';
 import { findCertificateAuthority } from '../simulator/tls';
+import { aptGet } from '../tools/apt';
 
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 /** Debian's Chromium, or another Chromium-based browser named in INVOICING_EDITOR_CHROMIUM (not installed by the script). */
@@ -51,6 +55,8 @@ const CHROMIUM_FLAGS = [
 ];
 const APT_PACKAGES = { chromium: ['chromium', 'fonts-liberation'], certutil: ['libnss3-tools'] };
 const VIEWPORT = { width: 1280, height: 800 };
+/** Room around the credential dialog in its picture (it is centred in the window). */
+const CREDENTIAL_SHOT_MARGIN = 160;
 const STEP_TIMEOUT_MS = 60_000;
 /** n8n adds this option to the resources and operations of nodes whose credential the HTTP Request node can use. */
 const CUSTOM_API_CALL = 'Custom API Call';
@@ -100,31 +106,13 @@ function ensureBrowserTools(): string | undefined {
 	if (!commandPath('apt-get'))
 		return `${missing.join(', ')} not installed, and there is no apt-get`;
 	say(`installing ${missing.join(' ')} with apt-get (a minute or two)…`);
-	const apt = (args: string[]) =>
-		spawnSync('apt-get', args, {
-			encoding: 'utf8',
-			stdio: ['ignore', 'ignore', 'pipe'],
-			timeout: 15 * 60_000,
-			env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-		});
-	const install = () =>
-		apt([
-			'install',
-			'-y',
-			'-qq',
-			'-o',
-			'DPkg::Lock::Timeout=300',
-			'--no-install-recommends',
-			...missing,
-		]);
+	const install = () => aptGet(['install', '--no-install-recommends', ...missing]);
 	let installed = install();
-	if (installed.status !== 0) {
-		apt(['update', '-qq', '-o', 'DPkg::Lock::Timeout=300']);
+	if (!installed.ok) {
+		aptGet(['update']);
 		installed = install();
 	}
-	if (installed.status !== 0) {
-		return `apt-get install ${missing.join(' ')} failed: ${lastLine(installed.stderr) || `exit ${installed.status ?? installed.signal}`}`;
-	}
+	if (!installed.ok) return `apt-get install ${missing.join(' ')} failed: ${installed.reason}`;
 	if (!isExecutable(CHROMIUM)) return `apt-get installed no ${CHROMIUM}`;
 	if (!commandPath('certutil')) return 'apt-get installed no certutil';
 	return undefined;
@@ -199,6 +187,16 @@ class Checks {
 		if (height !== VIEWPORT.height) await this.page.setViewportSize(VIEWPORT);
 		this.images.push(path);
 	}
+}
+
+/** The little of the DOM the credential picture needs (the tests compile without the DOM types). */
+interface DomBox {
+	parentElement: DomBox | null;
+	scrollHeight: number;
+	clientHeight: number;
+	offsetHeight: number;
+	style: { maxHeight: string; height: string };
+	closest(selector: string): DomBox | null;
 }
 
 function expectEqual(what: string, actual: string[], expected: string[]) {
@@ -430,7 +428,48 @@ async function driveEditor(
 						`the simulator saw ${tokens} token requests and ${listed} subscription lists`,
 					);
 				}
-				await checks.shoot('credential.png');
+				// One picture of every field, down to API Key Expires On. n8n draws this dialog at most
+				// 750 px tall and scrolls the rest; for the picture only, that cap is lifted on the
+				// dialog (an inline style: the fields are n8n's own rendering) and the window made tall
+				// enough. Then the bottom of each field must be what the window shows at that point.
+				const dialogHeight = await modal
+					.getByTestId('credential-connection-parameter')
+					.last()
+					.evaluate((field) => {
+						const element = field as unknown as DomBox;
+						let scroller = element.parentElement;
+						while (scroller && scroller.scrollHeight <= scroller.clientHeight + 1) {
+							scroller = scroller.parentElement;
+						}
+						const dialog = element.closest('.el-dialog');
+						if (!dialog) return 0;
+						const hiddenBelow = scroller ? scroller.scrollHeight - scroller.clientHeight : 0;
+						const height = dialog.offsetHeight + hiddenBelow + 8;
+						dialog.style.maxHeight = 'none';
+						dialog.style.height = `${height}px`;
+						return height;
+					});
+				const shotHeight = Math.max(VIEWPORT.height, dialogHeight + CREDENTIAL_SHOT_MARGIN);
+				await page.setViewportSize({ width: VIEWPORT.width, height: shotHeight });
+				await page.waitForTimeout(300);
+				const hidden = await modal
+					.getByTestId('credential-connection-parameter')
+					.evaluateAll((elements) =>
+						elements.flatMap((element, index) => {
+							const rect = element.getBoundingClientRect();
+							const hit = element.ownerDocument.elementFromPoint(
+								rect.left + rect.width / 2,
+								rect.bottom - 2,
+							);
+							return hit && element.contains(hit) ? [] : [index];
+						}),
+					);
+				if (hidden.length > 0) {
+					throw new Error(
+						`at ${shotHeight} px the screenshot would not show: ${hidden.map((index) => labels[index]).join(', ')}`,
+					);
+				}
+				await checks.shoot('credential.png', shotHeight);
 				await page.keyboard.press('Escape');
 				await modal.waitFor({ state: 'hidden' });
 				return `${labels.join(', ')}; "Connection tested successfully" after a token request and a subscription list at the simulator`;
@@ -515,6 +554,7 @@ async function main() {
 	const outDir = resolve(values.out ?? '');
 	const started = Date.now();
 
+	handleSignals();
 	const unavailable = ensureBrowserTools();
 	if (unavailable) {
 		say(`skipped: chromium unavailable (${unavailable})`);
@@ -530,6 +570,10 @@ async function main() {
 	let context: BrowserContext | undefined;
 	let sim: Simulator | undefined;
 	let n8n: N8nInstance | undefined;
+	// Newest first on Ctrl-C: the browser, then n8n (registered by itself) and the simulator, then the folder.
+	onShutdown(() => rmSync(work, { recursive: true, force: true }));
+	onShutdown(async () => await sim?.close());
+	onShutdown(async () => await context?.close().catch(() => undefined));
 	try {
 		const home = trustingHome(work, ca.certPath);
 		selectors.setTestIdAttribute('data-test-id');
@@ -549,9 +593,12 @@ async function main() {
 				timeout: STEP_TIMEOUT_MS,
 			});
 		} catch (error) {
+			// Installed but not starting is a broken browser, not a missing one: a failure.
 			say(
-				`skipped: chromium unavailable (launch failed: ${lastLine((error as Error).message.split('\n')[0])})`,
+				`Chromium ${CHROMIUM} is installed but does not start: ${lastLine((error as Error).message.split('\n')[0])}`,
 			);
+			say('Checks: 0 passed, 1 failed, 1 total');
+			process.exitCode = 1;
 			return;
 		}
 		say(`browser: ${version.stdout.trim() || CHROMIUM}, headless, trusting the test CA`);
@@ -582,13 +629,13 @@ async function main() {
 	} finally {
 		await context?.close().catch(() => undefined);
 		await n8n?.dispose();
-		await sim?.close();
-		rmSync(work, { recursive: true, force: true });
+		await runCleanups();
 	}
 }
 
-main().catch((error: Error) => {
+main().catch(async (error: Error) => {
 	say(`editor checks failed to run: ${error.stack ?? error.message}`);
 	say('Checks: 0 passed, 1 failed, 1 total');
+	await runCleanups();
 	process.exitCode = 1;
 });

@@ -79,6 +79,11 @@ export async function getExecution(n8n: N8nInstance, id: string): Promise<Execut
 
 const UNFINISHED = new Set(['new', 'running', 'waiting', 'queued']);
 
+/** True once an execution has ended, whatever its outcome. */
+export function hasEnded(execution: Execution): boolean {
+	return !UNFINISHED.has(execution.status);
+}
+
 /** Waits until the workflow has at least `count` executions and none is still going. */
 export async function waitForExecutions(
 	n8n: N8nInstance,
@@ -103,4 +108,50 @@ export async function waitForExecutions(
 /** The items a node output in an execution. */
 export function nodeOutput(execution: Execution, nodeName: string) {
 	return execution.data?.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
+}
+
+/** The `eventId` of the event a trigger node output in an execution (read with its data). */
+export function eventIdOf(execution: Execution, triggerNode: string): string | undefined {
+	const value = nodeOutput(execution, triggerNode)[0]?.json.eventId;
+	return typeof value === 'string' ? value : undefined;
+}
+
+/** Executions (read with their data) by the `eventId` their trigger output. */
+export function byEventId(executions: Execution[], triggerNode: string): Map<string, Execution[]> {
+	const grouped = new Map<string, Execution[]>();
+	for (const execution of executions) {
+		const eventId = eventIdOf(execution, triggerNode) ?? '';
+		grouped.set(eventId, [...(grouped.get(eventId) ?? []), execution]);
+	}
+	return grouped;
+}
+
+/**
+ * Waits until an execution started by event `eventId` has ended, and returns the workflow's ended
+ * executions (with data; those in `after` left out) by eventId. Sent after deliveries that must
+ * start nothing, such a sentinel event proves they were handled before absence is checked (n8n's
+ * public API does not list running executions).
+ */
+export async function waitForEvent(
+	n8n: N8nInstance,
+	workflowId: string,
+	triggerNode: string,
+	eventId: string,
+	options: { after?: Execution[]; timeoutMs?: number } = {},
+): Promise<Map<string, Execution[]>> {
+	const skip = new Set((options.after ?? []).map((execution) => execution.id));
+	const read = new Map<string, Execution>();
+	return await waitFor(
+		`the execution of event ${eventId}`,
+		async () => {
+			for (const entry of await listExecutions(n8n, workflowId)) {
+				if (skip.has(entry.id) || read.has(entry.id) || !hasEnded(entry)) continue;
+				read.set(entry.id, await getExecution(n8n, entry.id));
+			}
+			const grouped = byEventId([...read.values()], triggerNode);
+			return grouped.has(eventId) ? grouped : undefined;
+		},
+		options.timeoutMs ?? 120_000,
+		500,
+	);
 }

@@ -29,6 +29,7 @@ import { findCertificateAuthority, issueCertificate } from '../simulator/tls';
 import { copyArtifacts, exportArtifacts } from './artifacts';
 import { ensureN8n, type N8nInstallation } from './install';
 import { installPackage } from './package';
+import { onShutdown } from './shutdown';
 
 export const API_KEY_SCOPES = [
 	'credential:create',
@@ -122,11 +123,17 @@ export class N8nInstance {
 
 	private extraEnv: Record<string, string>;
 
+	/** Unregisters this instance from the interrupt cleanup (test/n8n/shutdown.ts). */
+	private readonly forgetOnShutdown: () => void;
+
 	constructor(private readonly options: N8nOptions) {
 		this.installation = ensureN8n();
 		this.https = options.https ?? true;
 		this.ownsUserFolder = options.userFolder === undefined;
 		this.userFolder = options.userFolder ?? mkdtempSync(join(tmpdir(), `n8n-${options.name}-`));
+		if (this.ownsUserFolder) liveFolders.add(this.userFolder);
+		// Interrupted (Ctrl-C in an entry script that handles signals): stop it, remove its folder.
+		this.forgetOnShutdown = onShutdown(async () => await this.stopAndRemove());
 		this.owner = options.owner ?? {
 			email: `owner@${options.name}.test`,
 			password: `Aa1-${randomBytes(12).toString('hex')}`,
@@ -286,8 +293,17 @@ export class N8nInstance {
 		const artifacts = await exportArtifacts(this, this.options.name);
 		await this.stop();
 		copyArtifacts(this, artifacts);
-		await this.dispatcher?.close();
-		if (this.ownsUserFolder) rmSync(this.userFolder, { recursive: true, force: true });
+		await this.stopAndRemove();
+	}
+
+	private async stopAndRemove(): Promise<void> {
+		this.forgetOnShutdown();
+		await this.stop();
+		await this.dispatcher?.close().catch(() => undefined);
+		if (this.ownsUserFolder) {
+			rmSync(this.userFolder, { recursive: true, force: true });
+			liveFolders.delete(this.userFolder);
+		}
 	}
 
 	async http<T = unknown>(
@@ -363,8 +379,11 @@ export class N8nInstance {
 }
 
 const liveGroups = new Set<number>();
+/** User folders of instances not disposed yet; removed at exit if a run ends without disposing. */
+const liveFolders = new Set<string>();
 process.once('exit', () => {
 	for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
+	for (const folder of liveFolders) rmSync(folder, { recursive: true, force: true });
 });
 
 function signalGroup(pid: number, signal: NodeJS.Signals) {

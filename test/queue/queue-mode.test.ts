@@ -14,10 +14,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
 import { NODE_NAMES, CREDENTIAL_TYPE, invoiceToAssetWorkflow } from '../e2e/workflows';
+import { expectNoSecret } from '../harness/secrets';
 import {
 	getExecution,
 	listExecutions,
 	waitFor,
+	waitForEvent,
 	waitForExecutions,
 	type Execution,
 } from '../n8n/executions';
@@ -232,6 +234,21 @@ async function post(instance: N8nInstance, query: string, body: unknown) {
 	return answer.status;
 }
 
+/**
+ * Issues a genuine event and waits for its execution: the executions since `before` (with data)
+ * by eventId, the sentinel's included. Anything delivered before it has been handled by then.
+ */
+async function afterSentinel(main: N8nInstance, before: Execution[]) {
+	const { event } = issueInvoiceBillingAnAsset();
+	expectAllDelivered(await event.done, 1);
+	const since = await waitForEvent(main, workflowId, NODE_NAMES.trigger, event.eventId, {
+		after: before,
+		timeoutMs: 10 * MINUTE,
+	});
+	expect(since.get(event.eventId)?.map((execution) => execution.status)).toEqual(['success']);
+	return since;
+}
+
 function tokenFigures() {
 	return {
 		tokens: sim.log.tokensIssued(),
@@ -345,8 +362,11 @@ test(`${DELIVERIES} genuine deliveries → ${DELIVERIES} successful executions, 
 	expect(asset).toMatchObject({
 		assetId: (invoice?.lines as Array<{ assetId: string }>)[0].assetId,
 	});
-	expect(JSON.stringify(full)).not.toContain(deliveryKey());
-	expect(JSON.stringify(full)).not.toContain(sim.defaultClient.clientSecret);
+	expectNoSecret(
+		full,
+		new Map([...sim.secrets(), [deliveryKey(), 'delivery key']]),
+		'the execution data',
+	);
 
 	const split = workerSplit(runs.map((entry) => entry.id));
 	expect(split.unknown).toBe(0);
@@ -373,18 +393,19 @@ test('forged deliveries to the webhook process get 401 and start nothing', async
 		subscriptionId: subscriptionsOf(webhookId)[0].id,
 		data: { invoiceNumber: sim.data.invoices()[0].invoiceNumber },
 	};
-	const before = (await listExecutions(main, workflowId)).length;
+	const before = await listExecutions(main, workflowId);
 	const answers = [
 		await post(webhooks[0], '', event),
 		await post(webhooks[0], `?${DELIVERY_KEY_PARAMETER}=${'A'.repeat(43)}`, event),
 		await post(webhooks[0], `?${DELIVERY_KEY_PARAMETER}=${deliveryKey().slice(0, -1)}x`, event),
 	];
 	expect(answers).toEqual([401, 401, 401]);
-	await sleep(3000);
-	const after = (await listExecutions(main, workflowId)).length;
-	expect(after - before).toBe(0);
+	// A genuine event after them: once it has run, the forged ones have been handled.
+	const since = await afterSentinel(main, before);
+	expect(since.get(event.eventId)).toBeUndefined();
+	expect(since.size).toBe(1);
 	figure(
-		`forged: ${answers.length} deliveries → ${answers.length}× 401, ${after - before} executions`,
+		`forged: ${answers.length} deliveries → ${answers.length}× 401, 0 executions (a genuine event sent after them ran)`,
 	);
 });
 
@@ -399,10 +420,11 @@ test('re-deliveries through the one webhook process start no second execution', 
 		sim.deliveries.setOptions({ duplicate: false });
 	}
 	await newExecutions(main, workflowId, before, DUPLICATED_EVENTS);
-	await sleep(3000);
-	const runs =
-		(await waitForExecutions(main, workflowId, before.length, 10 * MINUTE)).length - before.length;
-	expect(runs).toBe(DUPLICATED_EVENTS);
+	const since = await afterSentinel(main, before);
+	const counts = [...since.values()].map((list) => list.length);
+	// Each repeated event once, and the sentinel.
+	expect(counts).toEqual(Array.from({ length: DUPLICATED_EVENTS + 1 }, () => 1));
+	const runs = counts.length - 1;
 	figure(
 		`repeats, one webhook process: ${DUPLICATED_EVENTS} events delivered twice (all answered 200) → ${runs} executions, ${DUPLICATED_EVENTS * 2 - runs} repeats ignored`,
 	);
@@ -430,12 +452,16 @@ test('the repeated-event memory is per webhook process: a second process and a r
 	answers.push(['webhook1 after its restart', await post(first, key, body)]);
 	expect(answers.map(([, status]) => status)).toEqual([200, 200, 200, 200]);
 
-	await sleep(3000);
-	const list = await waitForExecutions(current.main, workflowId, before.length + 1, 10 * MINUTE);
-	const runs = list.length - before.length;
-	// The first delivery, the first copy at the second process, the copy after the restart.
+	// The first delivery, the first copy at the second process, the copy after the restart; then
+	// a genuine event, and no fourth run of the repeated one.
+	await waitForExecutions(current.main, workflowId, before.length + 3, 10 * MINUTE);
+	const since = await afterSentinel(current.main, before);
+	const runs = since.get(event.eventId)?.length ?? 0;
 	expect(runs).toBe(3);
-	expect(list.every((entry) => entry.status === 'success')).toBe(true);
+	expect(since.size).toBe(2);
+	expect([...since.values()].flat().every((execution) => execution.status === 'success')).toBe(
+		true,
+	);
 	await current.removeWebhookProcess(second);
 	figure(
 		`repeats, two webhook processes and a restart: 1 event delivered ${answers.length + 1} times (service → webhook1, ${answers.map(([where]) => where).join(', ')}) → ${runs} executions: each process remembers only what it let in since it started`,

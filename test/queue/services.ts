@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { freePort, groupMembers } from '../n8n/instance';
+import { aptGet } from '../tools/apt';
 
 function say(message: string) {
 	process.stderr.write(`[queue services] ${message}\n`);
@@ -57,15 +58,16 @@ export function ensureQueueServices(): { postgres: string; redis: string } {
 		);
 	}
 	const started = Date.now();
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	const apt = (args: string[]) =>
-		execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', ...args], {
-			env,
-			stdio: ['ignore', 'ignore', 'inherit'],
-		});
 	say('installing redis-server and postgresql with apt-get');
-	apt(['update', '-qq']);
-	apt(['install', '-y', '-qq', '--no-install-recommends', 'redis-server', 'postgresql']);
+	const packages = ['install', '--no-install-recommends', 'redis-server', 'postgresql'];
+	let installed = aptGet(packages);
+	if (!installed.ok) {
+		// A stale package list is the usual cause; refresh it once.
+		const updated = aptGet(['update']);
+		if (!updated.ok) throw new Error(`apt-get update failed: ${updated.reason}`);
+		installed = aptGet(packages);
+	}
+	if (!installed.ok) throw new Error(`apt-get install failed: ${installed.reason}`);
 	say(`apt-get took ${Math.round((Date.now() - started) / 1000)} s`);
 	postgres = postgresBin();
 	redis = redisBin();

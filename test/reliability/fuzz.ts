@@ -14,7 +14,7 @@ import type { NodeRun } from '../harness/workflow';
 import type { LoggedRoute, Simulator } from '../simulator';
 import { createRandom, type Random } from '../simulator/random';
 import { count } from './report';
-import type { RunContext } from './support';
+import { trackTestbed, type RunContext } from './support';
 
 const ITEM = '6 fuzzing';
 
@@ -284,7 +284,7 @@ const show = (value: string) =>
 	JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
 
 export async function fuzzCheck(ctx: RunContext) {
-	const testbed = await startTestbed({ invoices: 300, assets: 120 });
+	const testbed = trackTestbed(await startTestbed({ invoices: 300, assets: 120 }));
 	const { sim, harness, credential } = testbed;
 	const random = createRandom('fuzz');
 	let total = 0;

@@ -7,8 +7,8 @@
  * database, workflows and executions when disposed (test/n8n/artifacts.ts). This check runs the
  * unit, integration and end-to-end suites that way, then scans every place a secret could show up
  * for the marker and for each recorded value: test output, n8n's logs, executions and workflows
- * exported through the API, n8n's database files, the simulator's request and delivery logs, and
- * the error messages the checks saw.
+ * exported through the API, n8n's database files, the simulator's request and delivery logs, the
+ * error messages the checks saw, and this run's own output (run.ts keeps a copy) and table.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { ARTIFACTS_DIR_ENV } from '../n8n/artifacts';
 import { REPOSITORY } from '../n8n/package';
 import { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from '../simulator';
-import type { RunContext } from './support';
+import { OWN_OUTPUT_FILE, type RunContext } from './support';
 
 const ITEM = '7 secrets';
 
@@ -137,6 +137,8 @@ export async function hygieneCheck(ctx: RunContext) {
 	}
 
 	writeFileSync(join(ctx.workDir, 'own', 'error-messages.txt'), ctx.errorMessages.join('\n'));
+	// The table as it stands (every check but this one), before anything redacts it for printing.
+	writeFileSync(join(ctx.workDir, 'own', 'report-so-far.txt'), ctx.report.table());
 	const files = filesUnder(ctx.workDir);
 	const secrets = recordedSecrets(files);
 	const lengths = [...new Set([...secrets.keys()].map((value) => value.length))];
@@ -185,6 +187,10 @@ export async function hygieneCheck(ctx: RunContext) {
 		{
 			label: 'error messages seen by the reliability checks',
 			test: (path) => path.endsWith('error-messages.txt'),
+		},
+		{
+			label: 'this run’s own stdout and stderr, and its table so far',
+			test: (path) => path.endsWith(OWN_OUTPUT_FILE) || path.endsWith('report-so-far.txt'),
 		},
 	];
 	for (const place of places) {

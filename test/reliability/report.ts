@@ -45,7 +45,8 @@ export class Report {
 		return this.figures.filter((figure) => figure.met === false).length;
 	}
 
-	table(): string {
+	/** The table; `redact` is applied to every value and note (e.g. to withhold a leaked secret). */
+	table(redact: (text: string) => string = (text) => text): string {
 		const order = (figure: Figure) => Number.parseInt(figure.item, 10) || 99;
 		const sorted = this.figures
 			.map((figure, index) => ({ figure, index }))
@@ -54,7 +55,7 @@ export class Report {
 		const rows = sorted.map((figure) => [
 			figure.item,
 			figure.name,
-			figure.value,
+			redact(figure.value),
 			figure.goal,
 			figure.met === null ? 'reported' : figure.met ? 'met' : '**NOT MET**',
 		]);
@@ -65,7 +66,7 @@ export class Report {
 		];
 		const notes = sorted
 			.filter((figure) => figure.note)
-			.map((figure) => `- ${figure.item} / ${figure.name}: ${figure.note}`);
+			.map((figure) => `- ${figure.item} / ${figure.name}: ${redact(figure.note ?? '')}`);
 		return [...lines, ...(notes.length ? ['', 'Notes:', ...notes] : [])].join('\n');
 	}
 

@@ -5,7 +5,7 @@
  * to stderr.
  *
  *   npm run reliability                  full sizes (about 40–60 minutes on 2 cores)
- *   npm run reliability -- --ci          CI sizes, as assertions; ends with a jest-style
+ *   npm run reliability -- --ci          CI sizes (about 7–10 minutes), as assertions; ends with a jest-style
  *                                        "Tests: N failed, M passed, T total" line for .ci/run
  *   npm run reliability -- --only=fuzz,token   some checks only (ids below)
  *
@@ -13,16 +13,20 @@
  * reported. Every run uses marker secrets (see test/simulator/secret-record.ts) and ends with the
  * secret-hygiene scan of everything it and the test suites wrote. Exit code 1 when a goal is missed.
  * KEEP_WORK=1 keeps the run's temporary folder (it holds throw-away test secrets).
+ * Everything the run writes to stdout and stderr is also kept in that folder for the secret scan,
+ * and passes through `printable` first. Ctrl-C (SIGINT) or SIGTERM stops every n8n and simulator
+ * the run started and removes its folders (test/n8n/shutdown.ts).
  */
 import '../harness/setup-env';
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { ARTIFACTS_DIR_ENV } from '../n8n/artifacts';
 import { N8nInstance } from '../n8n/instance';
+import { handleSignals, onShutdown, runCleanups } from '../n8n/shutdown';
 import { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from '../simulator';
 import { actionFaultsCheck } from './action-faults';
 import { deliveriesCheck } from './deliveries';
@@ -30,7 +34,7 @@ import { fuzzCheck } from './fuzz';
 import { hygieneCheck } from './hygiene';
 import { Report } from './report';
 import { defaultModeCyclesCheck, soakCheck } from './soak';
-import { CI_SIZES, FULL_SIZES, type RunContext } from './support';
+import { CI_SIZES, FULL_SIZES, OWN_OUTPUT_FILE, printable, type RunContext } from './support';
 import { tokenCheck } from './token';
 import { versusHttpRequestCheck } from './versus-http-request';
 
@@ -67,11 +71,32 @@ async function main() {
 	}
 
 	const workDir = mkdtempSync(join(tmpdir(), 'invoicing-reliability-'));
+	// The n8n-core user folder setup-env made for this process (and the suites the hygiene check
+	// runs); one given from outside is left alone.
+	const coreUserFolder = process.env.N8N_USER_FOLDER?.startsWith(
+		join(tmpdir(), 'invoicing-assets-n8n-'),
+	)
+		? process.env.N8N_USER_FOLDER
+		: undefined;
+	const removeFolders = () => {
+		if (process.env.KEEP_WORK) process.stderr.write(`work folder kept: ${workDir}\n`);
+		else rmSync(workDir, { recursive: true, force: true });
+		if (coreUserFolder) rmSync(coreUserFolder, { recursive: true, force: true });
+	};
+	// Registered first, so that an interrupt removes the folders after n8n and the simulators stopped.
+	onShutdown(removeFolders);
+	handleSignals();
 	// Marker secrets and records for the secret-hygiene scan, for every simulator and n8n of this run.
 	process.env[SECRET_MARKER_ENV] = `Mk${randomBytes(5).toString('hex')}Mk`;
 	process.env[SECRET_RECORD_DIR_ENV] = join(workDir, 'own', 'secrets');
 	process.env[ARTIFACTS_DIR_ENV] = join(workDir, 'own', 'n8n');
 	mkdirSync(process.env[ARTIFACTS_DIR_ENV], { recursive: true });
+	const ownOutput = join(workDir, 'own', OWN_OUTPUT_FILE);
+	const write = (stream: NodeJS.WriteStream, text: string) => {
+		const safe = printable(text);
+		appendFileSync(ownOutput, safe);
+		stream.write(safe);
+	};
 
 	const report = new Report();
 	const started = Date.now();
@@ -83,7 +108,8 @@ async function main() {
 		workDir,
 		errorMessages: [],
 		say: (text) =>
-			process.stderr.write(
+			write(
+				process.stderr,
 				`[reliability ${Math.round((Date.now() - started) / 1000)} s] ${text}\n`,
 			),
 		mainN8n: () =>
@@ -115,6 +141,7 @@ async function main() {
 			} catch (error) {
 				const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
 				ctx.say(`${check.id}: FAILED: ${message}`);
+				ctx.errorMessages.push(message);
 				report.check(
 					check.item,
 					`check "${check.id}" ran to completion`,
@@ -129,19 +156,20 @@ async function main() {
 		}
 	} finally {
 		await stopMain();
-		if (process.env.KEEP_WORK) ctx.say(`work folder kept: ${workDir}`);
-		else rmSync(workDir, { recursive: true, force: true });
+		// Whatever a check left running (a failure midway), then the folders.
+		await runCleanups();
 	}
 
 	const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 	process.stdout.write(
 		`\nReliability figures (${ci ? 'CI sizes' : 'full sizes'}, ${minutes} min, ${new Date().toISOString().slice(0, 10)}):\n\n`,
 	);
-	process.stdout.write(`${report.table()}\n\n${report.testsLine()}\n`);
+	process.stdout.write(`${report.table(printable)}\n\n${report.testsLine()}\n`);
 	process.exitCode = report.failed > 0 ? 1 : 0;
 }
 
-main().catch((error: Error) => {
-	process.stderr.write(`${error.stack ?? error.message}\n`);
+main().catch(async (error: Error) => {
+	process.stderr.write(`${printable(error.stack ?? error.message)}\n`);
+	await runCleanups();
 	process.exit(1);
 });

@@ -22,10 +22,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
 import { waitFor } from '../n8n/executions';
 import { N8nInstance } from '../n8n/instance';
-import { startSimulator, type RouteName, type Simulator } from '../simulator';
+import { watchSubscriptions } from '../n8n/subscriptions';
+import type { RouteName, Simulator } from '../simulator';
 import { exclusiveFaults } from './action-faults';
 import { count } from './report';
-import { createCredential, createWorkflow, httpsAgent, post, type RunContext } from './support';
+import {
+	createCredential,
+	createWorkflow,
+	httpsAgent,
+	post,
+	printable,
+	startTrackedSimulator,
+	type RunContext,
+} from './support';
 import { TRIGGER_NAME, triggerWorkflow } from './workflows';
 
 const ITEM = '1 soak';
@@ -39,7 +48,21 @@ const SUBSCRIPTION_ROUTES: RouteName[] = [
 const CLEAR_REGISTRATION_FAILURE =
 	/^(The service failed to process the request \(HTTP \d+\)|The service could not be reached|The service did not answer within \d+ s|The service answered without the new subscription’s ID)/;
 
-function addSubscriptionFaults(sim: Simulator) {
+/** n8n's TRIGGER_ACTIVATION_MAX_ATTEMPTS: in the default publication mode a failed create is tried this often. */
+const N8N_ACTIVATION_ATTEMPTS = 5;
+
+/**
+ * 10% of every subscription call fails at random; before those rules, a create answered 500
+ * `deterministicCreateFailures` times in a row, so that at least one registration fails whatever
+ * the random draw (in the first cycle: n8n's own attempts included) and the "surfaced clearly"
+ * figures always see a failure.
+ */
+function addSubscriptionFaults(sim: Simulator, deterministicCreateFailures: number) {
+	sim.faults.add({
+		route: 'subscriptions.create',
+		status: 500,
+		times: deterministicCreateFailures,
+	});
 	for (const route of SUBSCRIPTION_ROUTES) {
 		for (const rule of exclusiveFaults([
 			{ route, status: 500, share: 0.04 },
@@ -51,35 +74,29 @@ function addSubscriptionFaults(sim: Simulator) {
 	}
 }
 
-/** Counts the workflow's subscriptions after every change at the service, to find the most held at once. */
-function watchSubscriptions(sim: Simulator, webhookId: string) {
-	const store = sim.subscriptions;
-	const ours = () =>
-		store.list().filter((subscription) => subscription.notificationUrl.includes(webhookId));
-	const watch = { most: 0, ours };
-	const create = store.create.bind(store);
-	store.create = (...args) => {
-		const created = create(...args);
-		watch.most = Math.max(watch.most, ours().length);
-		return created;
-	};
-	return watch;
-}
-
-function faultSummary(sim: Simulator): string {
+/** The faults injected so far, from the request log (a used-up `times` rule leaves the list). */
+function faultSummary(sim: Simulator): { injected: number; text: string } {
 	const hits = new Map<string, number>();
-	for (const fault of sim.faults.list()) {
-		const kind = fault.drop ? (fault.afterHandling ? 'answer lost' : 'dropped') : `${fault.status}`;
-		hits.set(kind, (hits.get(kind) ?? 0) + fault.hits);
+	let calls = 0;
+	for (const route of SUBSCRIPTION_ROUTES) {
+		for (const entry of sim.log.entries({ route })) {
+			calls += 1;
+			if (!entry.fault) continue;
+			// A dropped connection is logged without a status, before or after the service acted.
+			const kind = entry.fault === 'drop' ? 'dropped' : `${entry.status}`;
+			hits.set(kind, (hits.get(kind) ?? 0) + 1);
+		}
 	}
-	const calls = SUBSCRIPTION_ROUTES.reduce((sum, route) => sum + sim.log.count(route), 0);
 	const injected = [...hits.values()].reduce((sum, n) => sum + n, 0);
-	return `${count(injected)} of ${count(calls)} subscription calls (${((injected / calls) * 100).toFixed(1)} %): ${[...hits].map(([kind, n]) => `${n} ${kind}`).join(', ')}`;
+	return {
+		injected,
+		text: `${count(injected)} of ${count(calls)} subscription calls (${((injected / Math.max(calls, 1)) * 100).toFixed(1)} %): ${[...hits].map(([kind, n]) => `${n} ${kind}`).join(', ')}`,
+	};
 }
 
 export async function soakCheck(ctx: RunContext) {
 	const { soakCycles, soakRestarts } = ctx.sizes;
-	const sim = await startSimulator({ invoices: 20, assets: 5 });
+	const sim = await startTrackedSimulator({ invoices: 20, assets: 5 });
 	const n8n = new N8nInstance({
 		name: 'soak',
 		env: { N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false', EXECUTIONS_DATA_PRUNE: 'false' },
@@ -92,7 +109,8 @@ export async function soakCheck(ctx: RunContext) {
 		const webhookId = randomUUID();
 		const workflowId = await createWorkflow(n8n, triggerWorkflow(credential, webhookId, 'Soak'));
 		const watch = watchSubscriptions(sim, webhookId);
-		addSubscriptionFaults(sim);
+		// Legacy mode: publish runs create once, no retry.
+		addSubscriptionFaults(sim, 1);
 
 		// Evenly spread; a restart due in a cycle whose registration failed moves to the next one.
 		const restartAt = Array.from({ length: soakRestarts }, (_, index) =>
@@ -185,13 +203,15 @@ export async function soakCheck(ctx: RunContext) {
 				registered.failed += 1;
 				const message = String(published.body?.message ?? published.text);
 				ctx.errorMessages.push(message);
-				messages.add(message.slice(0, 100));
+				messages.add(printable(message.slice(0, 100)));
 				// n8n removes a failed publish's activation error again (remove() after the failed add()),
 				// so /rest/active-workflows/error/{id} keeps only failures at startup: the 400 is the signal.
 				const clear = published.status === 400 && CLEAR_REGISTRATION_FAILURE.test(message);
 				if (clear) registered.surfaced += 1;
 				else
-					problems.push(`cycle ${cycle}: publish ${published.status} "${message.slice(0, 120)}"`);
+					problems.push(
+						`cycle ${cycle}: publish ${published.status} "${printable(message.slice(0, 120))}"`,
+					);
 				if (watch.ours().length !== 0)
 					problems.push(
 						`cycle ${cycle}: ${watch.ours().length} subscriptions after the failed publish`,
@@ -200,7 +220,7 @@ export async function soakCheck(ctx: RunContext) {
 			const unpublished = await n8n.api('POST', `/workflows/${workflowId}/unpublish`);
 			if (unpublished.status !== 200 && published.status === 200) {
 				problems.push(
-					`cycle ${cycle}: unpublish ${unpublished.status} ${unpublished.text.slice(0, 120)}`,
+					`cycle ${cycle}: unpublish ${unpublished.status} ${printable(unpublished.text.slice(0, 120))}`,
 				);
 			}
 			if (watch.ours().length !== 0) {
@@ -237,10 +257,10 @@ export async function soakCheck(ctx: RunContext) {
 		);
 		ctx.report.check(
 			ITEM,
-			'legacy mode: registrations that failed / surfaced clearly (publish answered 400 with the node’s message)',
-			`${registered.failed} / ${registered.surfaced}`,
-			'reported / all',
-			registered.surfaced === registered.failed,
+			'legacy mode: faults injected / registrations that failed / surfaced clearly (publish answered 400 with the node’s message)',
+			`${faults.injected} / ${registered.failed} / ${registered.surfaced}`,
+			'> 0 / ≥ 1 / all',
+			faults.injected > 0 && registered.failed >= 1 && registered.surfaced === registered.failed,
 			messages.size ? `messages: ${[...messages].join(' | ')}` : undefined,
 		);
 		if (problems.length) {
@@ -259,7 +279,7 @@ export async function soakCheck(ctx: RunContext) {
 			'0',
 			registered.leftAfterUnpublish === 0,
 		);
-		ctx.report.info(ITEM, 'legacy mode: faults injected', faults);
+		ctx.report.info(ITEM, 'legacy mode: faults injected', faults.text);
 	} finally {
 		await agent.close();
 		await n8n.dispose();
@@ -269,7 +289,7 @@ export async function soakCheck(ctx: RunContext) {
 
 export async function defaultModeCyclesCheck(ctx: RunContext) {
 	const cycles = ctx.sizes.defaultModeCycles;
-	const sim = await startSimulator({ invoices: 20, assets: 5 });
+	const sim = await startTrackedSimulator({ invoices: 20, assets: 5 });
 	const n8n = await ctx.mainN8n();
 	try {
 		const credential = await createCredential(n8n, sim, 'Publish cycles');
@@ -279,7 +299,8 @@ export async function defaultModeCyclesCheck(ctx: RunContext) {
 			triggerWorkflow(credential, webhookId, 'Publish cycles'),
 		);
 		const watch = watchSubscriptions(sim, webhookId);
-		addSubscriptionFaults(sim);
+		// Default mode: n8n tries a failed registration N8N_ACTIVATION_ATTEMPTS times.
+		addSubscriptionFaults(sim, N8N_ACTIVATION_ATTEMPTS);
 		const status = async () =>
 			(
 				await n8n.rest<{ data: { status: string; triggers: Array<{ errorMessage?: string }> } }>(
@@ -312,7 +333,7 @@ export async function defaultModeCyclesCheck(ctx: RunContext) {
 					const message = settled.triggers.map((trigger) => trigger.errorMessage ?? '').join(' ');
 					ctx.errorMessages.push(message);
 					if (CLEAR_REGISTRATION_FAILURE.test(message)) outcome.surfaced += 1;
-					else problems.push(`cycle ${cycle}: "${message.slice(0, 120)}"`);
+					else problems.push(`cycle ${cycle}: "${printable(message.slice(0, 120))}"`);
 				}
 				if (settled.status === 'published' && watch.ours().length !== 1)
 					problems.push(`cycle ${cycle}: ${watch.ours().length} subscriptions while published`);
@@ -346,12 +367,12 @@ export async function defaultModeCyclesCheck(ctx: RunContext) {
 		);
 		ctx.report.check(
 			ITEM,
-			'default mode: registrations that failed after n8n’s retries / surfaced in publication-status',
-			`${outcome.failed} / ${outcome.surfaced}`,
-			'reported / all',
-			outcome.failed === outcome.surfaced,
+			'default mode: faults injected / registrations that failed after n8n’s retries / surfaced in publication-status',
+			`${faults.injected} / ${outcome.failed} / ${outcome.surfaced}`,
+			'> 0 / ≥ 1 / all',
+			faults.injected > 0 && outcome.failed >= 1 && outcome.failed === outcome.surfaced,
 		);
-		ctx.report.info(ITEM, 'default mode: faults injected', faults);
+		ctx.report.info(ITEM, 'default mode: faults injected', faults.text);
 	} finally {
 		await sim.close();
 	}

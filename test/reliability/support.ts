@@ -5,8 +5,17 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 
+import { expectNoSecret } from '../harness/secrets';
 import type { N8nInstance } from '../n8n/instance';
-import { CA_DIR_ENV, type ClientRecord, type Simulator } from '../simulator';
+import { onShutdown } from '../n8n/shutdown';
+import {
+	CA_DIR_ENV,
+	SECRET_MARKER_ENV,
+	startSimulator,
+	type ClientRecord,
+	type Simulator,
+	type SimulatorOptions,
+} from '../simulator';
 import type { Report } from './report';
 
 export interface Sizes {
@@ -60,6 +69,9 @@ export const CI_SIZES: Sizes = {
 	malformedBodies: 200,
 };
 
+/** Everything the run printed (stdout and stderr), in `<workDir>/own/`, for the secret scan. */
+export const OWN_OUTPUT_FILE = 'run-output.txt';
+
 export interface RunContext {
 	ci: boolean;
 	sizes: Sizes;
@@ -72,6 +84,66 @@ export interface RunContext {
 	say(text: string): void;
 	/** The default-mode n8n shared by the real-n8n checks, started on first use. */
 	mainN8n(): Promise<N8nInstance>;
+}
+
+/* ------------------------------------------------------------ simulators */
+
+/** Every simulator of this run, for `printable`. */
+const simulators = new Set<Simulator>();
+
+/** Records a simulator's secrets for `printable`, and closes it if the run is interrupted. */
+function track<T extends { close(): Promise<void> }>(sim: Simulator, owner: T): T {
+	simulators.add(sim);
+	const forget = onShutdown(async () => await owner.close());
+	const close = owner.close.bind(owner);
+	owner.close = async () => {
+		forget();
+		await close();
+	};
+	return owner;
+}
+
+/** A simulator for one check: its secrets known to `printable`, closed if the run is interrupted. */
+export async function startTrackedSimulator(options: SimulatorOptions): Promise<Simulator> {
+	const sim = await startSimulator(options);
+	return track(sim, sim);
+}
+
+/** The same for a harness testbed (its simulator and n8n-core harness). */
+export function trackTestbed<T extends { sim: Simulator; close(): Promise<void> }>(testbed: T): T {
+	return track(testbed.sim, testbed);
+}
+
+/** True when none of `secrets` occurs in `value` (a check that never prints them). */
+export function holdsNone(
+	value: unknown,
+	secrets: ReadonlyMap<string, string> | Iterable<string>,
+): boolean {
+	try {
+		expectNoSecret(value, secrets);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * `text` when it holds no secret of this run (the marker, or any secret a simulator of this run
+ * issued or received), else a note naming only the kind: the report and the progress lines go to
+ * the terminal and CI logs, which must never show a secret, even when a check found a leak.
+ */
+export function printable(text: string): string {
+	const secrets = new Map<string, string>();
+	const marker = process.env[SECRET_MARKER_ENV];
+	if (marker) secrets.set(marker, 'marked test secret');
+	for (const sim of simulators) for (const [value, kind] of sim.secrets()) secrets.set(value, kind);
+	if (secrets.size === 0) return text;
+	try {
+		expectNoSecret(text, secrets, 'this text');
+		return text;
+	} catch (error) {
+		return `[withheld: ${(error as Error).message}]`;
+	}
 }
 
 /* ---------------------------------------------------------------- real n8n */

@@ -12,7 +12,6 @@ import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_CONCURRENCY } from '../../nodes/InvoicingAssets/actions/common.descriptions';
 import { listExecutions, waitFor } from '../n8n/executions';
 import type { N8nInstance } from '../n8n/instance';
-import { startSimulator } from '../simulator';
 import { speedFigure } from './deliveries';
 import { count, median, ratio } from './report';
 import {
@@ -20,6 +19,7 @@ import {
 	createWorkflow,
 	httpsAgent,
 	post,
+	startTrackedSimulator,
 	type CredentialRef,
 	type RunContext,
 } from './support';
@@ -38,7 +38,7 @@ interface Contender {
 
 export async function versusHttpRequestCheck(ctx: RunContext) {
 	const items = ctx.sizes.httpRequestItems;
-	const sim = await startSimulator({ invoices: Math.max(items, 1050), assets: 20 });
+	const sim = await startTrackedSimulator({ invoices: Math.max(items, 1050), assets: 20 });
 	const n8n = await ctx.mainN8n();
 	const agent = httpsAgent(4);
 	try {
