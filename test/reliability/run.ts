@@ -71,17 +71,10 @@ async function main() {
 	}
 
 	const workDir = mkdtempSync(join(tmpdir(), 'invoicing-reliability-'));
-	// The n8n-core user folder setup-env made for this process (and the suites the hygiene check
-	// runs); one given from outside is left alone.
-	const coreUserFolder = process.env.N8N_USER_FOLDER?.startsWith(
-		join(tmpdir(), 'invoicing-assets-n8n-'),
-	)
-		? process.env.N8N_USER_FOLDER
-		: undefined;
+	// (The n8n-core user folder setup-env made goes when the process exits.)
 	const removeFolders = () => {
 		if (process.env.KEEP_WORK) process.stderr.write(`work folder kept: ${workDir}\n`);
 		else rmSync(workDir, { recursive: true, force: true });
-		if (coreUserFolder) rmSync(coreUserFolder, { recursive: true, force: true });
 	};
 	// Registered first, so that an interrupt removes the folders after n8n and the simulators stopped.
 	onShutdown(removeFolders);
