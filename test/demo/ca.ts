@@ -8,14 +8,11 @@
  * test/simulator/tls.ts (issueCertificate), for exactly those names.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 
 import {
-	CA_CERT_FILE,
-	CA_KEY_FILE,
 	certificateValidFor,
+	createCertificateAuthority,
 	findCertificateAuthority,
 } from '../simulator/tls';
 
@@ -54,54 +51,10 @@ export function demoCertificateAuthority(dir: string): string {
 		return dir;
 	}
 	rmSync(dir, { recursive: true, force: true });
-	mkdirSync(dir, { recursive: true });
-	const configPath = join(dir, `ca.${randomBytes(4).toString('hex')}.cnf`);
-	writeFileSync(
-		configPath,
-		[
-			'[req]',
-			'distinguished_name = dn',
-			'prompt = no',
-			'[dn]',
-			'CN = Invoicing & Assets demo CA (localhost only)',
-			'[ext]',
-			'basicConstraints = critical,CA:TRUE,pathlen:0',
-			'keyUsage = critical,keyCertSign,cRLSign',
-			'subjectKeyIdentifier = hash',
-			`nameConstraints = ${DEMO_NAME_CONSTRAINTS}`,
-			'',
-		].join('\n'),
-	);
-	try {
-		execFileSync(
-			'openssl',
-			[
-				'req',
-				'-x509',
-				'-new',
-				'-newkey',
-				'ec',
-				'-pkeyopt',
-				'ec_paramgen_curve:P-256',
-				'-noenc',
-				'-keyout',
-				join(dir, CA_KEY_FILE),
-				'-out',
-				join(dir, CA_CERT_FILE),
-				'-days',
-				'365',
-				'-set_serial',
-				`0x${randomBytes(16).toString('hex')}`,
-				'-config',
-				configPath,
-				'-extensions',
-				'ext',
-			],
-			{ stdio: ['ignore', 'ignore', 'pipe'] },
-		);
-	} finally {
-		unlinkSync(configPath);
-	}
-	chmodSync(join(dir, CA_KEY_FILE), 0o600);
+	createCertificateAuthority(dir, {
+		days: 365,
+		commonName: 'Invoicing & Assets demo CA (localhost only)',
+		nameConstraints: DEMO_NAME_CONSTRAINTS,
+	});
 	return dir;
 }

@@ -22,6 +22,8 @@ export interface CertificateOptions {
 	days?: number;
 	/** Subject common name. */
 	commonName?: string;
+	/** For a CA: an openssl nameConstraints value, limiting the names it may sign for. */
+	nameConstraints?: string;
 }
 
 export const CA_CERT_FILE = 'ca.pem';
@@ -43,9 +45,10 @@ export function createCertificateAuthority(
 		'[dn]',
 		`CN = ${options.commonName ?? 'Invoicing Assets Simulator Test CA'}`,
 		'[ext]',
-		'basicConstraints = critical,CA:TRUE',
+		'basicConstraints = critical,CA:TRUE,pathlen:0',
 		'keyUsage = critical,keyCertSign,cRLSign',
 		'subjectKeyIdentifier = hash',
+		...(options.nameConstraints ? [`nameConstraints = ${options.nameConstraints}`] : []),
 	];
 	runOpenssl(dir, 'ca', config, [], files, options.days ?? 1);
 	return files;
