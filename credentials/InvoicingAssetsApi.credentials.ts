@@ -22,6 +22,7 @@ import {
 	REJECTED_CLIENT_ERRORS,
 	SCOPE_SUFFIX,
 	GRANT_PATH,
+	isHttpsAddress,
 	paths,
 	readAccessToken,
 	readIdentityError,
@@ -39,7 +40,7 @@ function withoutTrailingSlash(url: string): string {
 }
 
 function requireHttps(url: string, field: string, why: string, example: string) {
-	if (!/^https:\/\/[^/]/i.test(url)) {
+	if (!isHttpsAddress(url)) {
 		throw credentialError(
 			`The ${field} must start with https://`,
 			`${why}, so it must be protected by TLS. Enter the address the identity portal gives, e.g. ${example}.`,

@@ -136,14 +136,20 @@ export function requireChoice<T extends string>(
 	return choice;
 }
 
+/** A whole number given as a number or as its digits (an expression may give either), else undefined. */
+function wholeNumber(value: unknown): number | undefined {
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	return typeof number === 'number' && Number.isInteger(number) ? number : undefined;
+}
+
 /** The Limit of a Get Many operation: a whole number of at least 1. */
 export function requireLimit(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	value: unknown,
 ): number {
-	const limit = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+	const limit = wholeNumber(value);
+	if (limit === undefined || limit < 1) {
 		throw invalidInput(
 			context,
 			itemIndex,
@@ -157,13 +163,8 @@ export function requireLimit(
 /** The Concurrency option, read once from the first item: a whole number from 1 to MAX_CONCURRENCY. */
 export function readConcurrency(context: IExecuteFunctions): number {
 	const value = context.getNodeParameter('options.concurrency', 0, DEFAULT_CONCURRENCY);
-	const concurrency = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (
-		typeof concurrency !== 'number' ||
-		!Number.isInteger(concurrency) ||
-		concurrency < 1 ||
-		concurrency > MAX_CONCURRENCY
-	) {
+	const concurrency = wholeNumber(value);
+	if (concurrency === undefined || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
 		throw invalidInput(
 			context,
 			0,

@@ -345,6 +345,11 @@ export const SUBSCRIPTION_NOT_FOUND_ERROR = 'subscription_not_found';
 /** spec: a delivery URL must be HTTPS (TLS 1.2 or later). */
 export const NOTIFICATION_URL_PROTOCOL = 'https:';
 
+/** spec: the service is served over HTTPS; assumed: its identity service is too. */
+export function isHttpsAddress(url: string): boolean {
+	return /^https:\/\/[^/]/i.test(url);
+}
+
 /** spec: deliveries authenticate with an API key as a query argument. assumed: named `apiKey`. */
 export const DELIVERY_KEY_PARAMETER = 'apiKey';
 

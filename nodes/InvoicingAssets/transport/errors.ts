@@ -2,6 +2,7 @@ import type { IHttpRequestMethods, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import {
+	RETRYABLE_STATUSES,
 	readRetryAfterMs,
 	readServiceError,
 	redactDeliveryKeysInText,
@@ -188,7 +189,7 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 	}
 	const waitAsked = readRetryAfterMs(headerValue(failure.headers, 'retry-after'));
 	if (
-		(status === 429 || status === 503) &&
+		RETRYABLE_STATUSES.includes(status) &&
 		waitAsked !== undefined &&
 		context.maxRetryWaitMs !== undefined &&
 		(context.elapsedMs ?? 0) + waitAsked > context.maxRetryWaitMs

@@ -14,6 +14,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import {
 	FIRST_PAGE,
+	isHttpsAddress,
 	JSON_MEDIA_TYPE,
 	pageQuery,
 	paths,
@@ -375,7 +376,7 @@ export class ServiceClient {
 		const baseUrl = String((await this.credentials()).baseUrl ?? '')
 			.trim()
 			.replace(/\/+$/, '');
-		if (!/^https:\/\/[^/]/i.test(baseUrl)) {
+		if (!isHttpsAddress(baseUrl)) {
 			throw new NodeOperationError(
 				this.context.getNode(),
 				'The credential’s Base URL must start with https://',
