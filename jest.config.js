@@ -21,5 +21,7 @@ module.exports = {
 	globalSetup: '<rootDir>/test/harness/global-setup.ts',
 	globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
 	setupFiles: ['<rootDir>/test/harness/setup-env.ts'],
+	// A test during which the simulator saw a request, answer or delivery outside the contract fails.
+	setupFilesAfterEnv: ['<rootDir>/test/harness/contract-violations.ts'],
 	testTimeout: queueMode ? 20 * 60_000 : endToEnd ? 10 * 60_000 : 60_000,
 };

@@ -1,11 +1,19 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /**
  * Starts the provider simulator stand-alone (`npm run simulator -- [options]`); see USAGE.
  * A default port that is taken is replaced by a free one. The demo credential (client ID and
  * secret) is kept in the CA folder so that it survives restarts. Ctrl-C closes cleanly.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import {
+	existsSync,
+	join,
+	clearInterval,
+	process,
+	REPOSITORY_ROOT,
+	readFileSync,
+	resolve,
+	setInterval,
+	writeFileSync,
+} from '../tools/node-apis';
 
 import { startSimulator, type ClientRecord, type Simulator } from './index';
 import { certificateValidFor, createCertificateAuthority, findCertificateAuthority } from './tls';
@@ -92,7 +100,7 @@ function readOptions(argv: string[]): CliOptions | undefined {
 		assets: number('assets', 'INVOICING_SIM_ASSETS'),
 		seed: pick('seed', 'INVOICING_SIM_SEED'),
 		caDir: resolve(
-			pick('ca-dir', 'INVOICING_SIM_CA_DIR') ?? join(__dirname, '..', '..', '.tmp', 'simulator-ca'),
+			pick('ca-dir', 'INVOICING_SIM_CA_DIR') ?? join(REPOSITORY_ROOT, '.tmp', 'simulator-ca'),
 		),
 		caDirExplicit: pick('ca-dir', 'INVOICING_SIM_CA_DIR') !== undefined,
 		issueEverySeconds: number('issue-every', 'INVOICING_SIM_ISSUE_EVERY'),

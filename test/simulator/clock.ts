@@ -1,4 +1,4 @@
-import { toServiceTimestamp } from '../../nodes/InvoicingAssets/transport/contract';
+import { toServiceTimestamp } from './contract';
 
 /** Simulated time: real time plus an offset that only ever grows. */
 export class SimulatorClock {

@@ -4,7 +4,8 @@
  */
 import { Agent, request } from 'undici';
 
-import type { Invoice, Subscription } from '../../nodes/InvoicingAssets/transport/contract';
+import type { Invoice, Subscription } from './contract';
+import type { ContractDeviation, ContractViolation } from './contract-check';
 import type {
 	ActiveFault,
 	ClientRecordJson,
@@ -106,9 +107,14 @@ export class SimulatorControlClient {
 	emitEvent(
 		eventType: string,
 		data: Record<string, unknown>,
-		options: { waitForDelivery?: boolean } = {},
+		options: { waitForDelivery?: boolean; deviation?: string } = {},
 	): Promise<EmittedEventJson> {
 		return this.call('POST', '/control/events', { eventType, data, ...options });
+	}
+
+	/** What the simulator's contract check found: violations, and deliberate deviations. */
+	contract(): Promise<{ violations: ContractViolation[]; deviations: ContractDeviation[] }> {
+		return this.call('GET', '/control/contract');
 	}
 
 	deliveries(

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * The control API: plain HTTP JSON on 127.0.0.1, on its own port, apart from the service API.
  * It maps to the Simulator's functions so that another process (an n8n end-to-end test, the
@@ -19,7 +18,8 @@
  *   GET    /control/subscriptions             Subscription[]
  *   DELETE /control/subscriptions/:id         out-of-band delete -> 204 | 404
  *   POST   /control/invoices                  { invoice?, waitForDelivery? } -> 201 { invoice, event }
- *   POST   /control/events                    { eventType, data?, waitForDelivery? } -> 201 EmittedEventJson
+ *   POST   /control/events                    { eventType, data?, waitForDelivery?, deviation? } -> 201 EmittedEventJson
+ *   GET    /control/contract                  { violations, deviations } of the contract check
  *   GET    /control/deliveries?eventId=&subscriptionId=   { inFlight, options, entries }
  *   DELETE /control/deliveries                clear the attempts log -> 204
  *   POST   /control/deliveries/options        Partial<DeliveryOptions> -> DeliveryOptions
@@ -27,7 +27,7 @@
  *   POST   /control/seed                      { invoices?, assets?, seed? } -> counts
  * Errors: `{ code, message, details }` with 400 (bad input) or 404.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from '../tools/node-apis';
 
 import { clientJson } from './identity';
 import { readBody, serviceError, writeResponse, type SimResponse } from './http-util';
@@ -149,9 +149,14 @@ async function handleControl(sim: Simulator, req: IncomingMessage): Promise<SimR
 			if (typeof body.eventType !== 'string') {
 				return serviceError(400, 'bad_request', 'eventType must be a string.');
 			}
-			const event = sim.emitEvent(body.eventType, (body.data ?? {}) as Record<string, unknown>);
+			const event = sim.emitEvent(body.eventType, (body.data ?? {}) as Record<string, unknown>, {
+				deviation: optionalString(body.deviation, 'deviation'),
+			});
 			return { status: 201, body: await eventJson(event, body.waitForDelivery === true) };
 		}
+
+		case 'GET contract':
+			return ok({ violations: sim.contract.violations(), deviations: sim.contract.deviations() });
 
 		case 'GET deliveries':
 			return ok({

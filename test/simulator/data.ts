@@ -23,7 +23,7 @@ import {
 	type InvoiceLine,
 	type InvoiceStatus,
 	type Page,
-} from '../../nodes/InvoicingAssets/transport/contract';
+} from './contract';
 import { createRandom, type Random } from './random';
 import type { IssueInvoiceInput } from './types';
 
@@ -122,6 +122,7 @@ export class DataStore {
 	private liveRandom: Random = createRandom(0);
 	private lastInvoiceSerial = 0;
 	private seedUsed: number | string = DEFAULT_SEED;
+	private deviations = new WeakMap<object, string>();
 
 	constructor(options: SeedOptions = {}) {
 		this.seed(options);
@@ -239,6 +240,16 @@ export class DataStore {
 		if (input.invoiceNumber === undefined) this.lastInvoiceSerial++;
 		this.insertSorted(invoice);
 		return invoice;
+	}
+
+	/** Marks a record as breaking the contract on purpose (e.g. an invoice number outside its pattern). */
+	markDeviation(record: Invoice | Asset, reason: string) {
+		this.deviations.set(record, reason);
+	}
+
+	/** Why a record breaks the contract on purpose; undefined for a record that keeps it. */
+	deviationOf(record: unknown): string | undefined {
+		return typeof record === 'object' && record !== null ? this.deviations.get(record) : undefined;
 	}
 
 	listInvoices(filters: InvoiceFilters, page: number, pageSize: number): Page<Invoice> {

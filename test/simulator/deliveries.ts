@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * Webhook deliveries: an HTTPS POST of a JSON ServiceEvent to each subscription that takes the
  * event type, at its exact notification URL.
@@ -15,16 +14,12 @@
  * - The attempts log keeps the URL with the apiKey value redacted and scrubs it from errors.
  */
 import { randomUUID } from 'node:crypto';
-import { getCACertificates } from 'node:tls';
-import { performance } from 'node:perf_hooks';
+import { getCACertificates, performance } from '../tools/node-apis';
 import { Agent, request } from 'undici';
 
-import {
-	JSON_MEDIA_TYPE,
-	NOTIFICATION_URL_PROTOCOL,
-	type ServiceEvent,
-} from '../../nodes/InvoicingAssets/transport/contract';
+import { JSON_MEDIA_TYPE, NOTIFICATION_URL_PROTOCOL, type ServiceEvent } from './contract';
 import type { SimulatorClock } from './clock';
+import type { ContractMonitor } from './contract-check';
 import { redactText, redactUrl, secretsOfUrl } from './redact';
 import { Sleeper } from './sleeper';
 import type { SubscriptionStore } from './subscriptions';
@@ -60,6 +55,7 @@ export class DeliveryEngine {
 		private readonly subscriptions: SubscriptionStore,
 		trustedCaPems: string[],
 		options: Partial<DeliveryOptions> = {},
+		private readonly contract?: ContractMonitor,
 	) {
 		this.currentOptions = { ...DEFAULT_DELIVERY_OPTIONS };
 		this.setOptions(options);
@@ -123,7 +119,12 @@ export class DeliveryEngine {
 		return this.inFlight.size;
 	}
 
-	emit(eventType: string, data: Record<string, unknown>): EmittedEvent {
+	/** `deviation` says why the event breaks the contract on purpose (exempt from its check). */
+	emit(
+		eventType: string,
+		data: Record<string, unknown>,
+		{ deviation }: { deviation?: string } = {},
+	): EmittedEvent {
 		if (typeof eventType !== 'string' || eventType.trim() === '') {
 			throw new Error('eventType must be a non-empty string.');
 		}
@@ -144,6 +145,9 @@ export class DeliveryEngine {
 				subscriptionId: subscription.id,
 				data: structuredClone(data),
 			};
+			if (isHttps(subscription.notificationUrl)) {
+				this.contract?.checkDelivery(subscription.notificationUrl, event, deviation);
+			}
 			const done = this.track(this.deliver(subscription.notificationUrl, event, options));
 			return { subscriptionId: subscription.id, event, done };
 		});

@@ -1,7 +1,6 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from '../tools/node-apis';
 
-import { JSON_MEDIA_TYPE } from '../../nodes/InvoicingAssets/transport/contract';
+import { JSON_MEDIA_TYPE } from './contract';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -13,6 +12,20 @@ export interface SimResponse {
 	/** Sent as is, with the content type from `headers` (text/plain otherwise). */
 	raw?: string;
 	headers?: Record<string, string>;
+	/**
+	 * Why this answer breaks the service contract on purpose (a test switch of the simulator);
+	 * such an answer is exempt from the contract check. See `deviation()`.
+	 */
+	deviation?: string;
+}
+
+/**
+ * Marks an answer as a deliberate deviation from the contract document: a behaviour that a test
+ * switches on to see the package cope with a service that breaks the contract. The contract
+ * check (contract-check.ts) then records it as a deviation instead of failing the test.
+ */
+export function deviation(response: SimResponse, reason: string): SimResponse {
+	return { ...response, deviation: reason };
 }
 
 export type BodyResult =
@@ -48,6 +61,16 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
 
 export function writeResponse(res: ServerResponse, response: SimResponse) {
 	if (res.headersSent || res.destroyed) return;
+	const { headers, payload } = wireForm(response);
+	res.writeHead(response.status, headers);
+	res.end(payload);
+}
+
+/** The headers and payload that `writeResponse` sends for a response. */
+export function wireForm(response: SimResponse): {
+	headers: Record<string, string>;
+	payload: string | undefined;
+} {
 	const headers: Record<string, string> = { ...(response.headers ?? {}) };
 	let payload: string | undefined;
 	if (response.raw !== undefined) {
@@ -59,8 +82,7 @@ export function writeResponse(res: ServerResponse, response: SimResponse) {
 	}
 	if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
 	else if (response.status !== 204 && response.status !== 304) headers['content-length'] = '0';
-	res.writeHead(response.status, headers);
-	res.end(payload);
+	return { headers, payload };
 }
 
 /** The service's error shape: `{ code, message, details }`, null for empty fields. */

@@ -16,7 +16,7 @@ import {
 	API_KEY_MAX_LIFETIME_MONTHS,
 	SCOPE_SUFFIX,
 	toServiceTimestamp,
-} from '../../nodes/InvoicingAssets/transport/contract';
+} from './contract';
 import type { SimulatorClock } from './clock';
 import { SecretRecord } from './secret-record';
 import {

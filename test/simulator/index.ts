@@ -1,11 +1,10 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /**
  * The provider simulator: a local implementation of the Invoicing and Managed-Assets Data Service
- * as the contract module (nodes/InvoicingAssets/transport/contract.ts) describes it, with test
+ * as the contract document (docs/service-contract.openapi.yaml) describes it, with test
  * controls (clock, client registry, fault injection, request log, event deliveries).
  *
  * Listeners, all on 127.0.0.1:
- * - identity service (HTTPS): `identityUrl`; token endpoint at `identityUrl + GRANT_PATH`;
+ * - identity service (HTTPS): `identityUrl`; token endpoint at `identityUrl + TOKEN_PATH`;
  * - service API (HTTPS): `serviceUrl` (production) and `sandboxServiceUrl` (`/sandbox` prefix);
  * - control API (plain HTTP): `controlUrl`, see control.ts.
  * HTTPS uses a certificate for localhost, 127.0.0.1 and ::1, issued by the CA in
@@ -16,21 +15,24 @@
  * identity.ts, subscriptions.ts, data.ts and deliveries.ts. Event data of `issueInvoice`
  * (assumed): `{ invoiceNumber, customerNumber, status, issueDate, currency, totalAmount, assetIds }`.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import {
-	billedAssetIds,
-	GRANT_PATH,
-	type Asset,
-	type Invoice,
-} from '../../nodes/InvoicingAssets/transport/contract';
+	type AddressInfo,
+	createHttpServer,
+	createHttpsServer,
+	join,
+	mkdtempSync,
+	process,
+	readFileSync,
+	rmSync,
+	type Server,
+	type Socket,
+	tmpdir,
+} from '../tools/node-apis';
+
+import { billedAssetIds, TOKEN_PATH, type Asset, type Invoice } from './contract';
 import { SimulatorClock } from './clock';
 import { createControlHandler } from './control';
+import { ContractMonitor, type ContractDeviation, type ContractViolation } from './contract-check';
 import { DataStore, DEFAULT_SEED } from './data';
 import { DeliveryEngine } from './deliveries';
 import { FaultInjector } from './faults';
@@ -63,6 +65,13 @@ import type {
 } from './types';
 
 export * from './types';
+export {
+	DEVIATION_HEADER,
+	describeViolations,
+	takeContractViolations,
+	type ContractDeviation,
+	type ContractViolation,
+} from './contract-check';
 export { DEFAULT_SCOPE } from './identity';
 export { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from './secret-record';
 export { DEFAULT_PAGE_SIZE, SANDBOX_PATH_PREFIX } from './routes';
@@ -133,8 +142,22 @@ export interface Simulator {
 		assets: number;
 		seed: number | string;
 	};
-	issueInvoice(input?: IssueInvoiceInput): IssuedInvoice;
-	emitEvent(eventType: string, data: Record<string, unknown>): EmittedEvent;
+	/**
+	 * `deviation`: why this invoice breaks the contract on purpose (e.g. a number outside its
+	 * pattern); answers that carry it, and its event's deliveries, are then not checked.
+	 */
+	issueInvoice(input?: IssueInvoiceInput, options?: { deviation?: string }): IssuedInvoice;
+	/** `deviation`: why this event breaks the contract on purpose (its deliveries are then not checked). */
+	emitEvent(
+		eventType: string,
+		data: Record<string, unknown>,
+		options?: { deviation?: string },
+	): EmittedEvent;
+	/** The contract check of every request, answer and delivery (see contract-check.ts). */
+	contract: {
+		violations(): ContractViolation[];
+		deviations(): ContractDeviation[];
+	};
 	/** Every client's subscriptions; `create` and `insert` name the owning client's ID. */
 	subscriptions: SubscriptionStore;
 	/**
@@ -204,11 +227,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	const subscriptions = new SubscriptionStore();
 	const faults = new FaultInjector(options.seed ?? DEFAULT_SEED);
 	const sleeper = new Sleeper();
+	const contract = new ContractMonitor();
 	const deliveries = new DeliveryEngine(
 		clock,
 		subscriptions,
 		[readFileSync(ca.certPath, 'utf8'), ...(options.trustedCaPems ?? [])],
 		options.delivery,
+		contract,
 	);
 	const urls = { service: '' };
 	const listing: { pageSize?: number } = {};
@@ -222,6 +247,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		log,
 		sleeper,
 		secretRecord,
+		contract,
 		serviceUrl: () => urls.service,
 		subscriptionListPageSize: () => listing.pageSize,
 	};
@@ -299,7 +325,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	const identityUrl = `https://localhost:${identityPort}`;
 	const sim: Simulator = {
 		identityUrl,
-		tokenUrl: `${identityUrl}${GRANT_PATH}`,
+		tokenUrl: `${identityUrl}${TOKEN_PATH}`,
 		serviceUrl: urls.service,
 		sandboxServiceUrl: `${urls.service}${SANDBOX_PATH_PREFIX}`,
 		controlUrl: `http://127.0.0.1:${controlPort}`,
@@ -323,21 +349,31 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		},
 		seed: (seedOptions = {}) =>
 			data.seed({ ...seedOptions, seed: seedOptions.seed ?? data.currentSeed }),
-		issueInvoice: (input) => {
+		issueInvoice: (input, issueOptions = {}) => {
 			const invoice = data.issue(clock.now(), input);
-			const event = deliveries.emit('invoice.issued', {
-				invoiceNumber: invoice.invoiceNumber,
-				customerNumber: invoice.customerNumber,
-				status: invoice.status,
-				issueDate: invoice.issueDate,
-				currency: invoice.currency,
-				totalAmount: invoice.totalAmount,
-				assetIds: billedAssetIds(invoice),
-			});
+			if (issueOptions.deviation) data.markDeviation(invoice, issueOptions.deviation);
+			const event = deliveries.emit(
+				'invoice.issued',
+				{
+					invoiceNumber: invoice.invoiceNumber,
+					customerNumber: invoice.customerNumber,
+					status: invoice.status,
+					issueDate: invoice.issueDate,
+					currency: invoice.currency,
+					totalAmount: invoice.totalAmount,
+					assetIds: billedAssetIds(invoice),
+				},
+				issueOptions,
+			);
 			return { invoice, event };
 		},
-		emitEvent: (eventType, eventData) => deliveries.emit(eventType, eventData),
+		emitEvent: (eventType, eventData, emitOptions) =>
+			deliveries.emit(eventType, eventData, emitOptions),
 		subscriptions,
+		contract: {
+			violations: () => contract.violations(),
+			deviations: () => contract.deviations(),
+		},
 		setSubscriptionListPageSize: (pageSize) => {
 			if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1)) {
 				throw new Error('The subscription list page size must be a whole number of at least 1.');

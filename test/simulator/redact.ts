@@ -1,4 +1,7 @@
-import { DELIVERY_KEY_PARAMETER, REDACTED } from '../../nodes/InvoicingAssets/transport/contract';
+import { DELIVERY_KEY_PARAMETER } from './contract';
+
+/** What replaces a secret in the simulator's logs. */
+export const REDACTED = '__redacted__';
 
 /** Query or form names whose values are secrets. */
 const SECRET_NAME = /key|secret|token|password|passwd|signature|^sig$|^code$/i;

@@ -1,7 +1,6 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * Request handling of the identity service and the service API: routing (paths from the contract
- * module), fault injection, authentication, the handlers and the request log.
+ * document), fault injection, authentication, the handlers and the request log.
  *
  * Choices where the contract is silent:
  * - The sandbox service is the production service under the `/sandbox` path prefix, over the same
@@ -24,8 +23,7 @@
  *   `subscriptionListPageSize` (a test setting) makes it answer the page envelope instead.
  * - issuedFrom and issuedTo are inclusive bounds on issueDate; issuedFrom after issuedTo is a 400.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { type IncomingMessage, performance, type ServerResponse } from '../tools/node-apis';
 
 import {
 	ASSET_STATUSES,
@@ -37,22 +35,27 @@ import {
 	MAX_PAGE_SIZE,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
 	TIMESTAMP_PATTERN,
-	GRANT_PATH,
-	paths,
+	SERVICE_PATHS,
+	subscriptionPath,
+	TOKEN_PATH,
 	toServiceTimestamp,
 	type AssetFilters,
 	type InvoiceFilters,
-} from '../../nodes/InvoicingAssets/transport/contract';
+} from './contract';
 import type { SimulatorClock } from './clock';
+import type { ContractMonitor } from './contract-check';
 import { isAssetStatus, isInvoiceStatus, type DataStore } from './data';
 import type { FaultInjector } from './faults';
+import type { OpenApiOperation } from './openapi';
 import {
 	defaultErrorCode,
+	deviation,
 	identityError,
 	mediaType,
 	readBody,
 	serviceError,
 	writeResponse,
+	wireForm,
 	type SimResponse,
 } from './http-util';
 import { formatExpiry, type ClientRegistry, type TokenStore } from './identity';
@@ -76,6 +79,8 @@ export interface RouteContext {
 	faults: FaultInjector;
 	log: RequestLog;
 	sleeper: Sleeper;
+	/** Validates every request and answer against the contract document. */
+	contract: ContractMonitor;
 	/** Where secret-hygiene runs record the delivery keys of created subscriptions. */
 	secretRecord?: SecretRecord;
 	/** When set, the subscription list answers the page envelope with this default page size. */
@@ -96,34 +101,31 @@ interface RouteDefinition {
 	pattern: Pattern;
 }
 
-/** The pattern of a contract path builder, found by building it around a marker. */
-function parameterPattern(build: (value: string) => string, name: string): Pattern {
-	const marker = 'SIMULATOR0PARAMETER0MARKER';
-	const full = build(marker);
-	const at = full.indexOf(marker);
-	return { prefix: full.slice(0, at), suffix: full.slice(at + marker.length), name };
+/** The pattern of a path template of the contract document, e.g. `/invoice/v1/invoices/{invoiceNumber}`. */
+function templatePattern(template: string): Pattern {
+	const parameter = /\{([^}/]+)\}/.exec(template);
+	if (!parameter) return { fixed: template };
+	return {
+		prefix: template.slice(0, parameter.index),
+		suffix: template.slice(parameter.index + parameter[0].length),
+		name: parameter[1],
+	};
 }
 
-const SERVICE_ROUTES: RouteDefinition[] = [
-	{ route: 'subscriptions.create', method: 'POST', pattern: { fixed: paths.subscriptions } },
-	{ route: 'subscriptions.list', method: 'GET', pattern: { fixed: paths.subscriptions } },
-	{
-		route: 'subscriptions.delete',
-		method: 'DELETE',
-		pattern: parameterPattern(paths.subscription, 'id'),
-	},
-	{ route: 'invoices.list', method: 'GET', pattern: { fixed: paths.invoices } },
-	{
-		route: 'invoices.get',
-		method: 'GET',
-		pattern: parameterPattern(paths.invoice, 'invoiceNumber'),
-	},
-	{ route: 'assets.list', method: 'GET', pattern: { fixed: paths.assets } },
-	{ route: 'assets.get', method: 'GET', pattern: parameterPattern(paths.asset, 'assetId') },
-];
+const SERVICE_ROUTES: RouteDefinition[] = (
+	[
+		['subscriptions.create', 'POST'],
+		['subscriptions.list', 'GET'],
+		['subscriptions.delete', 'DELETE'],
+		['invoices.list', 'GET'],
+		['invoices.get', 'GET'],
+		['assets.list', 'GET'],
+		['assets.get', 'GET'],
+	] as const
+).map(([route, method]) => ({ route, method, pattern: templatePattern(SERVICE_PATHS[route]) }));
 
 const IDENTITY_ROUTES: RouteDefinition[] = [
-	{ route: 'token', method: 'POST', pattern: { fixed: GRANT_PATH } },
+	{ route: 'token', method: 'POST', pattern: { fixed: TOKEN_PATH } },
 ];
 
 type Match =
@@ -200,11 +202,13 @@ async function handle(
 
 	let environment: Environment | null = null;
 	let match: Match;
+	let contractPath = fullPath;
 	if (listener === 'identity') {
 		match = matchRoute(IDENTITY_ROUTES, method, fullPath);
 	} else {
 		const split = splitEnvironment(fullPath);
 		environment = split.environment;
+		contractPath = split.path;
 		match = matchRoute(SERVICE_ROUTES, method, split.path);
 	}
 	const params = match.kind === 'route' ? decodeParams(match.rawParams) : {};
@@ -224,8 +228,16 @@ async function handle(
 		durationMs: 0,
 	};
 	ctx.log.begin(entry.route);
+	const received = { server: listener, method, path: contractPath };
+	let operation: OpenApiOperation | undefined;
 	const finish = (response: SimResponse | null) => {
-		if (response) writeResponse(res, response);
+		if (response) {
+			writeResponse(res, response);
+			if (entry.fault !== 'status') {
+				const { headers } = wireForm(response);
+				ctx.contract.checkAnswer(received, operation, { ...response, headers }, response.deviation);
+			}
+		}
 		entry.status = response ? response.status : null;
 		entry.errorCode = response ? errorCodeOf(response) : null;
 		entry.clientId = info.clientId;
@@ -235,6 +247,14 @@ async function handle(
 	};
 
 	const body = await readBody(req);
+	if (!(!body.ok && body.reason === 'aborted')) {
+		operation = ctx.contract.checkRequest({
+			...received,
+			search,
+			headers: req.headers,
+			body: body.ok ? body.body : undefined,
+		});
+	}
 	if (!body.ok) {
 		if (body.reason === 'aborted') return finish(null);
 		res.shouldKeepAlive = false;
@@ -268,7 +288,10 @@ async function handle(
 		}
 	}
 
-	const answer = respond(ctx, match.route, params, search, req, body.body, info, environment);
+	const answer = withRecordDeviation(
+		ctx.data,
+		respond(ctx, match.route, params, search, req, body.body, info, environment),
+	);
 	if (lateFault) {
 		// The service did the work; the answer is lost or replaced on its way back.
 		if (lateFault.latencyMs !== undefined && !(await ctx.sleeper.sleep(lateFault.latencyMs))) {
@@ -284,6 +307,17 @@ async function handle(
 		return finish(faultResponse(listener, lateFault));
 	}
 	return finish(answer);
+}
+
+/** An answer that carries a record marked as a deliberate deviation is marked too. */
+function withRecordDeviation(data: DataStore, answer: SimResponse): SimResponse {
+	const body = answer.body as { items?: unknown } | undefined;
+	const records = Array.isArray(body?.items) ? body.items : [body];
+	for (const record of records) {
+		const reason = data.deviationOf(record);
+		if (reason) return deviation(answer, reason);
+	}
+	return answer;
 }
 
 function respond(
@@ -544,7 +578,7 @@ function createSubscription(
 	return {
 		status: 201,
 		body: subscription.id,
-		headers: { location: `${ctx.serviceUrl()}${paths.subscription(subscription.id)}` },
+		headers: { location: `${ctx.serviceUrl()}${subscriptionPath(subscription.id)}` },
 	};
 }
 

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /**
  * Secret-hygiene support, off unless its environment variables are set:
  *
@@ -15,8 +14,7 @@
  * Both are meant for throw-away test secrets in a temporary folder, never for real ones.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, join, mkdirSync, process, writeFileSync } from '../tools/node-apis';
 
 export const SECRET_MARKER_ENV = 'INVOICING_SIM_SECRET_MARKER';
 export const SECRET_RECORD_DIR_ENV = 'INVOICING_SIM_SECRET_RECORD_DIR';

@@ -1,4 +1,5 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
+import { clearTimeout, setTimeout } from '../tools/node-apis';
+
 /** Real-time waits that `cancelAll` ends at once (resolving false), so closing leaves no timers. */
 export class Sleeper {
 	private pending = new Set<{

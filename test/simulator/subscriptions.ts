@@ -18,7 +18,7 @@ import {
 	NOTIFICATION_URL_PROTOCOL,
 	type Subscription,
 	type SubscriptionRequest,
-} from '../../nodes/InvoicingAssets/transport/contract';
+} from './contract';
 
 export const MAX_NOTIFICATION_URL_LENGTH = 2048;
 export const MAX_DESCRIPTION_LENGTH = 500;

@@ -1,16 +1,20 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
-/* eslint-disable @n8n/community-nodes/no-dangerous-functions -- test tooling: runs the system openssl CLI with fixed arguments */
 /**
  * Test certificates made with the system `openssl` CLI: a throw-away certificate authority and
  * leaf certificates it signs (server and client use, subjectAltName with DNS and IP entries).
  * Used for the simulator's HTTPS listeners, the tests' webhook receivers and n8n's own HTTPS.
  * Keys are EC P-256 (fast to generate); private keys are written with mode 0600.
  */
-import { execFileSync } from 'node:child_process';
+import {
+	chmodSync,
+	execFileSync,
+	existsSync,
+	isIP,
+	join,
+	mkdirSync,
+	unlinkSync,
+	writeFileSync,
+} from '../tools/node-apis';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { isIP } from 'node:net';
-import { join } from 'node:path';
 
 export interface CertificateFiles {
 	certPath: string;

@@ -1,9 +1,5 @@
 /** Public types of the provider simulator, shared by the simulator, its control API and client. */
-import type {
-	Invoice,
-	InvoiceLine,
-	ServiceEvent,
-} from '../../nodes/InvoicingAssets/transport/contract';
+import type { Invoice, InvoiceLine, ServiceEvent } from './contract';
 
 export const ENVIRONMENTS = ['production', 'sandbox'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];

@@ -17,7 +17,7 @@ import { getCACertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 
 import { GRANT_PATH, tokenRequestForm } from '../../../nodes/InvoicingAssets/transport/contract';
-import type { ClientRecord, Simulator } from '../../simulator';
+import { DEVIATION_HEADER, type ClientRecord, type Simulator } from '../../simulator';
 import { CA_KEY_FILE, issueCertificate, type CertificateFiles } from '../../simulator/tls';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions read JSON freely
@@ -62,7 +62,13 @@ export async function call(
 		headers?: Record<string, string>;
 	} = {},
 ): Promise<ApiResponse> {
-	const headers: Record<string, string> = { accept: 'application/json', ...(init.headers ?? {}) };
+	const headers: Record<string, string> = {
+		accept: 'application/json',
+		// The simulator's own tests probe its answers to any request, in the contract or not: their
+		// requests are exempt from the contract check, the simulator's answers are not.
+		[DEVIATION_HEADER]: 'a test of the simulator itself',
+		...(init.headers ?? {}),
+	};
 	if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
 	let body = init.body;
 	if (init.json !== undefined) {

@@ -153,8 +153,11 @@ describe('get one', () => {
 	});
 
 	test('path values are decoded exactly once', async () => {
-		const special = sim.issueInvoice({ invoiceNumber: 'INV/2025 #1 ü?' }).invoice;
-		const literal = sim.issueInvoice({ invoiceNumber: 'A%2FB' }).invoice;
+		const outsidePattern = {
+			deviation: 'an invoice number outside the contract pattern, to test encoding',
+		};
+		const special = sim.issueInvoice({ invoiceNumber: 'INV/2025 #1 ü?' }, outsidePattern).invoice;
+		const literal = sim.issueInvoice({ invoiceNumber: 'A%2FB' }, outsidePattern).invoice;
 		await sim.waitForDeliveries();
 
 		const found = await get(paths.invoice(special.invoiceNumber));
