@@ -27,7 +27,12 @@ import { join } from 'node:path';
 import { ARTIFACTS_DIR_ENV } from '../n8n/artifacts';
 import { N8nInstance } from '../n8n/instance';
 import { handleSignals, onShutdown, runCleanups } from '../n8n/shutdown';
-import { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from '../simulator';
+import {
+	describeViolations,
+	SECRET_MARKER_ENV,
+	SECRET_RECORD_DIR_ENV,
+	takeContractViolations,
+} from '../simulator';
 import { actionFaultsCheck } from './action-faults';
 import { deliveriesCheck } from './deliveries';
 import { fuzzCheck } from './fuzz';
@@ -144,6 +149,16 @@ async function main() {
 					(error as Error).message ?? String(error),
 				);
 			}
+			// The simulators of this check saw every request, answer and delivery: none may break the contract.
+			const violations = takeContractViolations();
+			report.check(
+				check.item,
+				`check "${check.id}": simulator traffic outside the service contract`,
+				violations.length,
+				'0',
+				violations.length === 0,
+				violations.length > 0 ? printable(describeViolations(violations)) : undefined,
+			);
 			ctx.say(`${check.id}: done in ${Math.round((Date.now() - checkStarted) / 1000)} s`);
 			if (!checks.slice(index + 1).some((next) => next.usesMainN8n)) await stopMain();
 		}

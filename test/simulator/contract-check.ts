@@ -11,7 +11,11 @@
  *   test switch that makes the simulator break the contract on purpose;
  * - a request that carries the header `X-Contract-Deviation: <why>`: a test that sends a request
  *   outside the contract on purpose (its answer is still validated);
- * - a delivery of an event that a test emitted with `emitEvent(…, { deviation: '<why>' })`.
+ * - a delivery of an event that a test emitted with `emitEvent(…, { deviation: '<why>' })`, and an
+ *   invoice issued with `issueInvoice(…, { deviation: '<why>' })` (answers that carry it, its event);
+ * - in a test whose requests the package sends (no header possible),
+ *   `sim.contract.tolerate('<why>', { direction, route })`: until the test ends, violations that
+ *   match are recorded as deviations.
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -76,10 +80,22 @@ export interface SentAnswer {
 /* --------------------------------------------------------------- violations of all */
 
 const pending: ContractViolation[] = [];
+const tolerating = new Set<ContractMonitor>();
 
-/** Every violation recorded by any simulator of this process since the last call; clears them. */
+/**
+ * Every violation recorded by any simulator of this process since the last call; clears them
+ * and ends every `tolerate()` (the test setup calls it when a test ends).
+ */
 export function takeContractViolations(): ContractViolation[] {
+	for (const monitor of tolerating) monitor.endTolerances();
+	tolerating.clear();
 	return pending.splice(0, pending.length);
+}
+
+export interface ToleranceFilter {
+	direction?: ContractDirection;
+	/** Method and path template, e.g. `GET /invoice/v1/invoices/{invoiceNumber}`. */
+	route?: string;
 }
 
 export function describeViolations(violations: ContractViolation[]): string {
@@ -199,6 +215,21 @@ export class ContractMonitor {
 	private found: ContractViolation[] = [];
 	private exempt: ContractDeviation[] = [];
 	private static readonly KEPT_DEVIATIONS = 1000;
+	private tolerances: Array<{ reason: string; filter: ToleranceFilter }> = [];
+
+	/**
+	 * Until the running test ends, a violation that matches `filter` is a deliberate deviation
+	 * (recorded with `reason`), not a failure: for a test that makes the package send something
+	 * outside the contract on purpose.
+	 */
+	tolerate(reason: string, filter: ToleranceFilter) {
+		this.tolerances.push({ reason, filter });
+		tolerating.add(this);
+	}
+
+	endTolerances() {
+		this.tolerances = [];
+	}
 	private readonly document = contractDocument();
 	private readonly operations = operations(this.document);
 
@@ -407,6 +438,15 @@ export class ContractMonitor {
 				instancePath,
 				message,
 			};
+			const tolerance = this.tolerances.find(
+				({ filter }) =>
+					(filter.direction === undefined || filter.direction === direction) &&
+					(filter.route === undefined || filter.route === route),
+			);
+			if (tolerance) {
+				this.noteDeviation({ direction, route, reason: tolerance.reason });
+				return;
+			}
 			this.found.push(violation);
 			pending.push(violation);
 		};

@@ -32,7 +32,12 @@ import {
 import { billedAssetIds, TOKEN_PATH, type Asset, type Invoice } from './contract';
 import { SimulatorClock } from './clock';
 import { createControlHandler } from './control';
-import { ContractMonitor, type ContractDeviation, type ContractViolation } from './contract-check';
+import {
+	ContractMonitor,
+	type ContractDeviation,
+	type ContractViolation,
+	type ToleranceFilter,
+} from './contract-check';
 import { DataStore, DEFAULT_SEED } from './data';
 import { DeliveryEngine } from './deliveries';
 import { FaultInjector } from './faults';
@@ -71,6 +76,7 @@ export {
 	takeContractViolations,
 	type ContractDeviation,
 	type ContractViolation,
+	type ToleranceFilter,
 } from './contract-check';
 export { DEFAULT_SCOPE } from './identity';
 export { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from './secret-record';
@@ -157,6 +163,8 @@ export interface Simulator {
 	contract: {
 		violations(): ContractViolation[];
 		deviations(): ContractDeviation[];
+		/** Until the running test ends, violations that match are deliberate deviations. */
+		tolerate(reason: string, filter: ToleranceFilter): void;
 	};
 	/** Every client's subscriptions; `create` and `insert` name the owning client's ID. */
 	subscriptions: SubscriptionStore;
@@ -373,6 +381,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		contract: {
 			violations: () => contract.violations(),
 			deviations: () => contract.deviations(),
+			tolerate: (reason, filter) => contract.tolerate(reason, filter),
 		},
 		setSubscriptionListPageSize: (pageSize) => {
 			if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1)) {

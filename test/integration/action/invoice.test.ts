@@ -188,6 +188,13 @@ describe('Invoice → Get', () => {
 
 	test('"../x" reaches the service as one encoded segment and is not found there', async () => {
 		const { testbed } = bed;
+		testbed.sim.contract.tolerate(
+			'an invoice number outside the contract pattern, sent on purpose',
+			{
+				direction: 'request',
+				route: 'GET /invoice/v1/invoices/{invoiceNumber}',
+			},
+		);
 		const result = await run(testbed, getInvoice('={{ $json.number }}'), {
 			input: [{ json: { number: '../x' } }],
 		});

@@ -64,6 +64,10 @@ describe('Managed Asset → Get', () => {
 
 	test('an empty ID names the parameter and the item; "a/b" stays one segment', async () => {
 		const { testbed } = bed;
+		testbed.sim.contract.tolerate('an asset ID outside the contract pattern, sent on purpose', {
+			direction: 'request',
+			route: 'GET /asset/v1/assets/{assetId}',
+		});
 		const result = await run(testbed, getAsset('={{ $json.assetId }}'), {
 			input: [{ json: { assetId: ' ' } }, { json: { assetId: 'a/b' } }],
 			continueOnFail: true,
