@@ -104,6 +104,8 @@ export interface SimulatorOptions {
 	trustedCaPems?: string[];
 	/** Most request-log entries kept (counts are kept regardless). */
 	logLimit?: number;
+	/** Validate traffic against the contract document (default); false only for benchmarks. */
+	checkContract?: boolean;
 }
 
 export interface SimulatorData {
@@ -235,7 +237,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	const subscriptions = new SubscriptionStore();
 	const faults = new FaultInjector(options.seed ?? DEFAULT_SEED);
 	const sleeper = new Sleeper();
-	const contract = new ContractMonitor();
+	const contract = new ContractMonitor(options.checkContract ?? true);
 	const deliveries = new DeliveryEngine(
 		clock,
 		subscriptions,
