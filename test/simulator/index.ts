@@ -48,6 +48,7 @@ import {
 } from './tls';
 import type {
 	ActiveFault,
+	ArrivingRequest,
 	ClientRecord,
 	ClientRegistration,
 	DeliveryAttempt,
@@ -89,6 +90,11 @@ export interface SimulatorOptions {
 	trustedCaPems?: string[];
 	/** Most request-log entries kept (counts are kept regardless). */
 	logLimit?: number;
+	/**
+	 * Told synchronously of each request as it arrives, while its client's connection is open
+	 * (e.g. to find which local process owns the source port).
+	 */
+	onRequest?: (request: ArrivingRequest) => void;
 }
 
 export interface SimulatorData {
@@ -224,6 +230,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		secretRecord,
 		serviceUrl: () => urls.service,
 		subscriptionListPageSize: () => listing.pageSize,
+		onRequest: options.onRequest,
 	};
 
 	const sockets = new Set<Socket>();
