@@ -271,7 +271,7 @@ async function invoiceListPass(sim: SimulatorProcess, harness: Harness, pass: Pa
 	);
 	out(
 		ratioLine(
-			"node / undici keep-alive paging loop, one page at a time (n8n's per-request connections against page concurrency)",
+			`node (${PAGE_CONCURRENCY} pages at a time) / undici keep-alive paging loop, one page at a time (not like for like)`,
 			nodeList.ms / rawList.ms,
 		),
 	);
