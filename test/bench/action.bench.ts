@@ -7,7 +7,7 @@
  *     opening a new TCP+TLS connection per request at the same concurrency (what n8n's HTTP
  *     helpers do: a fresh agent per request, so a full handshake without session resumption),
  *     the node one item at a time, and a keep-alive undici loop at the same concurrency.
- *     Target: node / new-connection client ≤ 1.3 (loopback). The node / keep-alive ratio is
+ *     Target: node / new-connection client ≤ 1.3, in both passes. The node / keep-alive ratio is
  *     printed as what n8n's per-request connections cost, without a target.
  * (b) Invoice Get Many, Return All, over 20,000 invoices, against a keep-alive undici client
  *     reading the same number of pages at a time as the node (PAGE_CONCURRENCY), and a
@@ -141,6 +141,10 @@ interface Target {
 /** The bench's targets, each judged once in its pass; `--check` fails on a missed one. */
 const TARGETS = {
 	get: { label: '(a) Invoice Get, loopback: node / undici new connection per request', limit: 1.3 },
+	getLatency: {
+		label: '(a) Invoice Get, service latency: node / undici new connection per request',
+		limit: 1.3,
+	},
 	list: {
 		label: '(b) Return All, service latency: node / undici keep-alive, as many pages at a time',
 		limit: 1.5,
@@ -148,6 +152,7 @@ const TARGETS = {
 } satisfies Record<string, Target>;
 const targets: Record<keyof typeof TARGETS, Target> = {
 	get: { ...TARGETS.get },
+	getLatency: { ...TARGETS.getLatency },
 	list: { ...TARGETS.list },
 };
 
@@ -213,7 +218,7 @@ async function invoiceGetPass(sim: SimulatorProcess, harness: Harness, pass: Pas
 		ratioLine(
 			`node / undici new connection per request, both at concurrency ${DEFAULT_CONCURRENCY}`,
 			freshRatio,
-			pass.latencyMs === 0 ? targets.get : undefined,
+			pass.latencyMs === 0 ? targets.get : targets.getLatency,
 		),
 	);
 	out(
