@@ -241,8 +241,8 @@ test('7. a re-delivery of the same event starts no second execution', async () =
 	const copies = sim.deliveries
 		.entries({ eventId: repeated.eventId })
 		.filter((attempt) => attempt.copy === 2);
-	expect(copies.length).toBeGreaterThanOrEqual(1);
-	expect(copies.every((attempt) => attempt.status === 200)).toBe(true);
+	// One second copy, answered 200 at its first attempt.
+	expect(copies.map((attempt) => attempt.status)).toEqual([200]);
 
 	const { event: sentinel } = issueInvoiceBillingAnAsset();
 	const since = await waitForEvent(n8n, workflowId, NODE_NAMES.trigger, sentinel.eventId, {
@@ -284,7 +284,8 @@ test('9. unpublish leaves no subscription; 20 publish/unpublish cycles never hol
 	} finally {
 		watch.stop();
 	}
-	expect(watch.created).toBeGreaterThanOrEqual(20);
+	// One create per cycle: no fault is injected here, so nothing is tried twice.
+	expect(watch.created).toBe(20);
 	expect(watch.most).toBe(1);
 	expect(ourSubscriptions()).toHaveLength(0);
 });
@@ -352,8 +353,8 @@ test('11. an n8n with a plain-http webhook URL registers nothing and explains th
 });
 
 test('12. "Listen for test event" (the editor\'s Execute step) registers a /webhook-test/ subscription, runs once on an event, then deletes it; the published one stays', async () => {
+	expect(ourSubscriptions()).toHaveLength(1);
 	const [production] = ourSubscriptions();
-	expect(production).toBeDefined();
 	const isTestUrl = (url: string) => new URL(url).pathname === `/webhook-test/${webhookId}/webhook`;
 
 	// What the editor sends when the trigger's "Execute step" is clicked.

@@ -163,6 +163,11 @@ export class N8nInstance {
 		return `${this.https ? 'https' : 'http'}://localhost:${this.port}`;
 	}
 
+	/** `start` (the main: editor, API), `worker` or `webhook`. */
+	get command(): 'start' | 'worker' | 'webhook' {
+		return this.options.command ?? 'start';
+	}
+
 	/** The process-group id of the running n8n (its pid), if started. */
 	get pid(): number | undefined {
 		return this.child?.pid;

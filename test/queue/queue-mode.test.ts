@@ -25,7 +25,13 @@ import {
 } from '../n8n/executions';
 import { N8nInstance } from '../n8n/instance';
 import { disposePackedPackage } from '../n8n/package';
-import { startSimulator, type DeliveryOutcome, type Simulator } from '../simulator';
+import { processGroupOf, processOfLocalPort } from '../n8n/socket-owner';
+import {
+	startSimulator,
+	type ArrivingRequest,
+	type DeliveryOutcome,
+	type Simulator,
+} from '../simulator';
 import { QueueCluster } from './cluster';
 import { cpuSecondsOfGroups } from './cpu';
 
@@ -84,6 +90,45 @@ function subscriptionsOf(id: string) {
 	return sim.subscriptions
 		.list()
 		.filter((subscription) => subscription.notificationUrl.includes(id));
+}
+
+/**
+ * Who sent each subscription create and delete: the process holding the request's source port
+ * when it arrived (test/n8n/socket-owner.ts), named by the n8n process group it belongs to.
+ */
+const subscriptionCalls: Array<{ route: string; sender: string }> = [];
+
+function senderOf(remotePort: number | null): string {
+	const pid = remotePort === null ? undefined : processOfLocalPort(remotePort);
+	if (pid === undefined) return 'unknown';
+	const group = processGroupOf(pid);
+	const named: Array<[string, N8nInstance | undefined]> = [
+		['baseline', single],
+		['main', cluster?.main],
+		...(cluster?.workers ?? []).map((worker, index): [string, N8nInstance] => [
+			`worker${index + 1}`,
+			worker,
+		]),
+		...(cluster?.webhooks ?? []).map((webhook, index): [string, N8nInstance] => [
+			`webhook${index + 1}`,
+			webhook,
+		]),
+	];
+	return named.find(([, instance]) => instance?.pid === group)?.[0] ?? `pid ${pid}`;
+}
+
+function recordSubscriptionCall(arriving: ArrivingRequest) {
+	if (arriving.route !== 'subscriptions.create' && arriving.route !== 'subscriptions.delete')
+		return;
+	subscriptionCalls.push({ route: arriving.route, sender: senderOf(arriving.remotePort) });
+}
+
+/** The senders of the subscription calls on `route` from index `from` of subscriptionCalls on. */
+function sendersSince(from: number, route: string): string[] {
+	return subscriptionCalls
+		.slice(from)
+		.filter((call) => call.route === route)
+		.map((call) => call.sender);
 }
 
 let assetCursor = 0;
@@ -262,6 +307,7 @@ beforeAll(async () => {
 		invoices: 40,
 		assets: 30,
 		delivery: { retrySchedule: [500, 1000, 2000, 4000], timeoutMs: 30_000 },
+		onRequest: recordSubscriptionCall,
 	});
 	figure(
 		`load: ${DELIVERIES} genuine deliveries, ${CONCURRENCY} events in flight at once, on ${cpus().length} cores`,
@@ -316,15 +362,21 @@ test('queue mode: Redis, PostgreSQL, main, two workers and a webhook process sta
 	expect(cluster.webhooks[0].log()).toMatch(/Webhook listener waiting for requests/);
 });
 
+/** Index into subscriptionCalls where the queue-mode cluster's own calls begin. */
+let clusterCallsFrom = 0;
+
 test('publish → exactly one subscription, created by the main, whose URL is the webhook process', async () => {
 	const { main, webhooks } = queue();
 	const createsBefore = sim.log.count('subscriptions.create');
+	clusterCallsFrom = subscriptionCalls.length;
 	const published = await publishWorkflow(main, webhookId);
 	workflowId = published.workflowId;
 
 	await sleep(2000);
 	expect(subscriptionsOf(webhookId)).toHaveLength(1);
 	expect(sim.log.count('subscriptions.create') - createsBefore).toBe(1);
+	// The process that held the create's connection is the main.
+	expect(sendersSince(clusterCallsFrom, 'subscriptions.create')).toEqual(['main']);
 	const url = new URL(published.subscription.notificationUrl);
 	expect(url.origin).toBe(webhooks[0].url);
 	expect(url.origin).not.toBe(main.url);
@@ -498,10 +550,22 @@ test('unpublish → 0 subscriptions; the main alone ran create and delete', asyn
 	await waitFor('no subscription', () => subscriptionsOf(webhookId).length === 0, 2 * MINUTE);
 	await sleep(2000);
 	expect(subscriptionsOf(webhookId)).toHaveLength(0);
+	// Every create and delete of the queue-mode run came from the main process: none from a
+	// worker or the webhook process.
+	expect({
+		creates: sendersSince(clusterCallsFrom, 'subscriptions.create'),
+		deletes: sendersSince(clusterCallsFrom, 'subscriptions.delete'),
+	}).toEqual({ creates: ['main'], deletes: ['main'] });
 	const creates = sim.log.count('subscriptions.create');
 	const deletes = sim.log.count('subscriptions.delete');
 	// One create and one delete for the baseline, one of each for the queue-mode workflow.
 	expect({ creates, deletes }).toEqual({ creates: 2, deletes: 2 });
+	expect(subscriptionCalls.map((call) => call.sender)).toEqual([
+		'baseline',
+		'baseline',
+		'main',
+		'main',
+	]);
 	figure(
 		`unpublish: 0 subscriptions (creates ${creates}, deletes ${deletes} over the whole run, baseline included)`,
 	);

@@ -169,6 +169,8 @@ interface Target {
 	real(sim: Simulator): string[];
 	/** Whether an output record is right for the trimmed value. */
 	matches(sim: Simulator, record: Record<string, unknown>, value: string): boolean;
+	/** How many items a successful run returns for the trimmed value (known from the simulator's records). */
+	items(sim: Simulator, value: string): number;
 }
 
 const expression = '={{ $json.value }}';
@@ -186,6 +188,7 @@ const TARGETS: Target[] = [
 		},
 		real: (sim) => sim.data.invoices().map((invoice) => invoice.invoiceNumber),
 		matches: (sim, record, value) => isDeepStrictEqual(record, sim.data.invoice(value)),
+		items: () => 1,
 	},
 	{
 		label: 'Managed Asset Get: Asset ID',
@@ -199,6 +202,7 @@ const TARGETS: Target[] = [
 		},
 		real: (sim) => sim.data.assets().map((asset) => asset.assetId),
 		matches: (sim, record, value) => isDeepStrictEqual(record, sim.data.asset(value)),
+		items: () => 1,
 	},
 	{
 		label: 'Subscription Delete: Subscription ID',
@@ -212,6 +216,7 @@ const TARGETS: Target[] = [
 		},
 		real: () => ['3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47'],
 		matches: (_sim, record) => isDeepStrictEqual(record, { deleted: true }),
+		items: () => 1,
 	},
 	...(['customerNumber'] as const).map(
 		(name): Target => ({
@@ -230,6 +235,11 @@ const TARGETS: Target[] = [
 			matches: (sim, record, value) =>
 				(value === '' || record[name] === value) &&
 				isDeepStrictEqual(record, sim.data.invoice(String(record.invoiceNumber))),
+			// Limit 1: the first match, when there is one (an empty value sets no filter).
+			items: (sim, value) =>
+				value === '' || sim.data.invoices().some((invoice) => String(invoice[name]) === value)
+					? 1
+					: 0,
 		}),
 	),
 	...(['type', 'site', 'customerNumber', 'serialNumber'] as const).map(
@@ -249,6 +259,10 @@ const TARGETS: Target[] = [
 			matches: (sim, record, value) =>
 				(value === '' || record[name] === value) &&
 				isDeepStrictEqual(record, sim.data.asset(String(record.assetId))),
+			items: (sim, value) =>
+				value === '' || sim.data.assets().some((asset) => String(asset[name] ?? '') === value)
+					? 1
+					: 0,
 		}),
 	),
 ];
@@ -260,10 +274,14 @@ const RAW_ERROR =
 const ABSENT = '<absent>';
 
 type Outcome =
-	| { kind: 'ok'; right: boolean }
+	| { kind: 'ok'; right: boolean; items: number; expectedItems: number }
 	| { kind: 'error'; name: string; message: string; httpCode?: string; clear: boolean };
 
-function outcomeOf(run: NodeRun, judge: (record: Record<string, unknown>) => boolean): Outcome {
+function outcomeOf(
+	run: NodeRun,
+	expectedItems: number,
+	judge: (record: Record<string, unknown>) => boolean,
+): Outcome {
 	if (run.error) {
 		const error = run.error as unknown as { name?: string; message?: string; httpCode?: string };
 		const name = String(error.name ?? 'Error');
@@ -274,9 +292,14 @@ function outcomeOf(run: NodeRun, judge: (record: Record<string, unknown>) => boo
 			!RAW_ERROR.test(message);
 		return { kind: 'error', name, message, httpCode: error.httpCode, clear };
 	}
+	// The count first: `every` over no item at all would call a missing record right.
 	return {
 		kind: 'ok',
-		right: run.items.every((item) => judge(item.json as Record<string, unknown>)),
+		items: run.items.length,
+		expectedItems,
+		right:
+			run.items.length === expectedItems &&
+			run.items.every((item) => judge(item.json as Record<string, unknown>)),
 	};
 }
 
@@ -310,7 +333,9 @@ export async function fuzzCheck(ctx: RunContext) {
 				return {
 					value,
 					trimmed,
-					outcome: outcomeOf(run, (record) => target.matches(sim, record, trimmed)),
+					outcome: outcomeOf(run, target.items(sim, trimmed), (record) =>
+						target.matches(sim, record, trimmed),
+					),
 				};
 			});
 			total += values.length;
@@ -322,7 +347,9 @@ export async function fuzzCheck(ctx: RunContext) {
 					outcomes.ok += 1;
 					if (!outcome.right) {
 						wrongRecords += 1;
-						strayExamples.push(`${target.label}: wrong record for ${show(value)}`);
+						strayExamples.push(
+							`${target.label}: wrong record for ${show(value)} (${outcome.items} items, ${outcome.expectedItems} expected)`,
+						);
 					}
 					expected.push(target.where === 'query' && trimmed === '' ? ABSENT : trimmed);
 					continue;

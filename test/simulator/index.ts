@@ -55,6 +55,7 @@ import {
 } from './tls';
 import type {
 	ActiveFault,
+	ArrivingRequest,
 	ClientRecord,
 	ClientRegistration,
 	DeliveryAttempt,
@@ -106,6 +107,11 @@ export interface SimulatorOptions {
 	logLimit?: number;
 	/** Validate traffic against the contract document (default); false only for benchmarks. */
 	checkContract?: boolean;
+	/**
+	 * Told synchronously of each request as it arrives, while its client's connection is open
+	 * (e.g. to find which local process owns the source port).
+	 */
+	onRequest?: (request: ArrivingRequest) => void;
 }
 
 export interface SimulatorData {
@@ -260,6 +266,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		contract,
 		serviceUrl: () => urls.service,
 		subscriptionListPageSize: () => listing.pageSize,
+		onRequest: options.onRequest,
 	};
 
 	const sockets = new Set<Socket>();

@@ -64,7 +64,13 @@ import type { RequestLog } from './request-log';
 import type { SecretRecord } from './secret-record';
 import type { Sleeper } from './sleeper';
 import { validateSubscriptionRequest, type SubscriptionStore } from './subscriptions';
-import type { ActiveFault, Environment, RequestLogEntry, RouteName } from './types';
+import type {
+	ActiveFault,
+	ArrivingRequest,
+	Environment,
+	RequestLogEntry,
+	RouteName,
+} from './types';
 
 export const SANDBOX_PATH_PREFIX = '/sandbox';
 export const DEFAULT_PAGE_SIZE = 20;
@@ -87,6 +93,8 @@ export interface RouteContext {
 	subscriptionListPageSize: () => number | undefined;
 	/** The production service URL, for Location headers. */
 	serviceUrl: () => string;
+	/** Told of each request as it arrives (SimulatorOptions.onRequest). */
+	onRequest?: (request: ArrivingRequest) => void;
 }
 
 type Listener = 'identity' | 'service';
@@ -215,6 +223,8 @@ async function handle(
 	const info: RequestInfo = { clientId: null, environment };
 	const entry: Omit<RequestLogEntry, 'seq'> = {
 		at,
+		receivedAtMs: performance.timeOrigin + started,
+		remotePort: req.socket.remotePort ?? null,
 		route: match.kind === 'route' ? match.route : 'unknown',
 		method,
 		path: fullPath,
@@ -230,6 +240,7 @@ async function handle(
 	ctx.log.begin(entry.route);
 	const received = { server: listener, method, path: contractPath };
 	let operation: OpenApiOperation | undefined;
+	ctx.onRequest?.({ route: entry.route, method, remotePort: entry.remotePort });
 	const finish = (response: SimResponse | null) => {
 		if (response) {
 			writeResponse(res, response);

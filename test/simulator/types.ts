@@ -84,6 +84,10 @@ export interface RequestLogEntry {
 	seq: number;
 	/** Simulated time of arrival, `YYYY-MM-DDTHH:MM:SSZ`. */
 	at: string;
+	/** Real time of arrival in milliseconds since the epoch, to a fraction of a millisecond. */
+	receivedAtMs: number;
+	/** The client's source port (what a provider's access log shows beside its address). */
+	remotePort: number | null;
 	route: LoggedRoute;
 	method: string;
 	/** The raw path, without the query. */
@@ -101,6 +105,13 @@ export interface RequestLogEntry {
 	environment: Environment | null;
 	fault: 'status' | 'drop' | 'latency' | null;
 	durationMs: number;
+}
+
+/** A request as it arrives, before it is handled (its client's connection is still open). */
+export interface ArrivingRequest {
+	route: LoggedRoute;
+	method: string;
+	remotePort: number | null;
 }
 
 export interface RequestLogFilter {

@@ -222,6 +222,7 @@ describe('request log', () => {
 	test('counts per route, entries with decoded params and query, never credentials', async () => {
 		sim.log.reset();
 		expect(sim.log.count()).toBe(0);
+		const startedAt = Date.now();
 		const fresh = await fetchToken(agent, sim);
 		await call(agent, `${sim.serviceUrl}${paths.invoices}?status=paid&pageSize=5`, {
 			token: fresh,
@@ -257,6 +258,8 @@ describe('request log', () => {
 		expect(list).toEqual({
 			seq: expect.any(Number),
 			at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+			receivedAtMs: expect.any(Number),
+			remotePort: expect.any(Number),
 			route: 'invoices.list',
 			method: 'GET',
 			path: paths.invoices,
@@ -269,6 +272,11 @@ describe('request log', () => {
 			fault: null,
 			durationMs: expect.any(Number),
 		});
+		// Arrival in real time (milliseconds with a fraction), and the client’s source port.
+		expect(list.receivedAtMs).toBeGreaterThanOrEqual(startedAt);
+		expect(list.receivedAtMs).toBeLessThanOrEqual(Date.now());
+		expect(list.remotePort).toBeGreaterThanOrEqual(1);
+		expect(list.remotePort).toBeLessThanOrEqual(65535);
 		expect(sim.log.entries({ route: 'invoices.get' })[0].params).toEqual({
 			invoiceNumber: 'INV 1/2',
 		});

@@ -89,7 +89,8 @@ test('the delivery key appears nowhere: static data, output, answers, errors, si
 
 	expect(errors).toHaveLength(3);
 	expect(new Set(keys).size).toBe(4);
-	expect(host.executions.length).toBeGreaterThanOrEqual(3);
+	// The first event, the one after the third publish, and the test event; the copy and the forged ones start none.
+	expect(host.executions).toHaveLength(3);
 
 	const runs = await Promise.all(host.executions.map(async (execution) => await execution.done));
 	const places: Record<string, string> = {

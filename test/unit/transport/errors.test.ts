@@ -5,6 +5,7 @@ import { expectNoSecret } from '../../harness/secrets';
 import { actionNode } from '../fixtures';
 
 const node = actionNode;
+const CHECK_VALUES = 'Check the values of the node parameters against the message above.';
 
 /** What axios throws for an HTTP error answer. */
 function axiosError(status: number, data: unknown, headers: Record<string, string> = {}) {
@@ -80,20 +81,49 @@ describe('toNodeApiError', () => {
 	});
 
 	test.each([
-		[400, 'The service rejected the request as invalid'],
-		[401, 'The service refused the access token'],
-		[403, 'The API key is not allowed to do this'],
-		[404, 'The requested resource was not found'],
-		[409, 'The request conflicts with the current state of the resource'],
-		[422, 'The service could not process the values given'],
-		[429, 'The service is limiting the request rate'],
-		[500, 'The service failed to process the request (HTTP 500)'],
-		[503, 'The service failed to process the request (HTTP 503)'],
-		[418, 'The service refused the request (HTTP 418)'],
-	])('HTTP %i: %s', (status, message) => {
+		[400, 'The service rejected the request as invalid', CHECK_VALUES],
+		[
+			401,
+			'The service refused the access token',
+			'A new token was requested and refused as well. Check that the credential’s Base URL belongs to the same environment (production or sandbox) as its API key.',
+		],
+		[
+			403,
+			'The API key is not allowed to do this',
+			'Ask a portal user with the "Customer Admin" permission which data this API key may read, or use a key that has access.',
+		],
+		[
+			404,
+			'The requested resource was not found',
+			'Check the ID or number, and that it belongs to the environment of the credential.',
+		],
+		[
+			409,
+			'The request conflicts with the current state of the resource',
+			'Fetch the resource again and retry with its current state.',
+		],
+		[422, 'The service could not process the values given', CHECK_VALUES],
+		[
+			429,
+			'The service is limiting the request rate',
+			'Lower the node’s Concurrency option, spread the workflow’s runs over time, or try again later.',
+		],
+		[
+			500,
+			'The service failed to process the request (HTTP 500)',
+			'This is a fault at the service. Try again later; n8n’s Retry On Fail setting can do that for you.',
+		],
+		[
+			503,
+			'The service failed to process the request (HTTP 503)',
+			'This is a fault at the service. Try again later; n8n’s Retry On Fail setting can do that for you.',
+		],
+		[418, 'The service refused the request (HTTP 418)', CHECK_VALUES],
+	])('HTTP %i: %s', (status, message, description) => {
 		const error = toNodeApiError({ status, body: null, message: 'x' }, { node });
 		expect(error.message).toBe(message);
-		expect(error.description).toBeTruthy();
+		// Without a body from the service, the description is the hint alone.
+		expect(error.description).toBe(description);
 	});
 
 	test('OAuth-style and problem+json bodies are read too', () => {

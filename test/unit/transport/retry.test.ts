@@ -53,7 +53,12 @@ describe('nextRetryDelayMs', () => {
 
 	test('gives up after the last attempt', () => {
 		const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 3 };
-		expect(nextRetryDelayMs(failure(429), 'GET', 2, 0, policy)).toBeDefined();
+		// Attempt 2 of 3 still waits: the second backoff step, with its jitter (half to all of it).
+		const second = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2);
+		const delay = nextRetryDelayMs(failure(429), 'GET', 2, 0, policy);
+		expect(typeof delay).toBe('number');
+		expect(delay).toBeGreaterThanOrEqual(second / 2);
+		expect(delay).toBeLessThanOrEqual(second);
 		expect(nextRetryDelayMs(failure(429), 'GET', 3, 0, policy)).toBeUndefined();
 	});
 
