@@ -18,8 +18,8 @@
  * - the documents (README.md, CONTRIBUTING.md, docs/**\/*.md; test/verify/markdown.ts): every link
  *   between them reaches an existing file and heading; every image exists, each docs/images PNG is
  *   shown, and the README's are absolute URLs (npm's page shows no relative picture); no table row
- *   over 400 characters, no cell over 200; the troubleshooting's quoted messages are the code's, and
- *   the README's each have their entry in docs/troubleshooting.md.
+ *   over 400 characters, no cell over 200; README.md at most 20 KiB; the troubleshooting's quoted
+ *   messages are the code's, and the README's each have their entry in docs/troubleshooting.md.
  * - neither docs/ nor any PNG is packed.
  *
  * Prints one line per check and a closing `Checks: N passed, M failed`; exits 1 on a failure.
@@ -96,6 +96,9 @@ const N8N_CATEGORIES = [
 	'Sales',
 	'Utility',
 ];
+
+/** The README is the storefront on npm and GitHub: what the package does and a first workflow. */
+const README_MAX_BYTES = 20 * 1024;
 
 /** Words users type in the node panel that must find the nodes. */
 const REQUIRED_ALIASES = ['invoice', 'bill', 'billing', 'asset'];
@@ -679,6 +682,16 @@ async function run(work: string) {
 		`${present.length} images in docs/images, all shown; the README's by absolute URL`,
 	);
 
+	const readmeBytes = Buffer.byteLength(readme);
+	record(
+		'README size',
+		readmeBytes > README_MAX_BYTES
+			? [
+					`README.md has ${readmeBytes} bytes, more than ${README_MAX_BYTES}: move details into docs/ and link them`,
+				]
+			: [],
+		`${(readmeBytes / 1024).toFixed(1)} KiB (at most ${README_MAX_BYTES / 1024})`,
+	);
 	record(
 		'documentation tables',
 		wideTables(documents, 400, 200),
