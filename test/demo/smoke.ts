@@ -6,7 +6,11 @@
  * Runs the `start` script's command of package.json (with `--every 5`) in its own process group
  * and its own TMPDIR, waits for "Ready." (with "Credential test: OK" before it), then for at least
  * one successful execution of the example workflow through n8n's public API (signed in with the
- * printed login). Then sends SIGINT to the whole group, as Ctrl-C in a terminal does, and checks
+ * printed login). The demo narrates: within a minute of "Ready." a line per execution appears, and
+ * each line agrees with n8n's record of that execution (its number, status, the invoice of its event,
+ * and the assets that invoice bills); a fault injected at the simulator (Invoice Get answered 403
+ * once) must show as an error line naming the node's message.
+ * Then sends SIGINT to the whole group, as Ctrl-C in a terminal does, and checks
  * that the demo exits 0, that none of the processes it started is left, and that it left nothing in
  * its TMPDIR. npm itself is not in between: on Ctrl-C npm always ends by the signal (not 0),
  * whatever its script did.
@@ -19,14 +23,21 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 
-import { waitFor } from '../n8n/executions';
+import { waitFor, type Execution } from '../n8n/executions';
 import { REPOSITORY } from '../n8n/package';
 import { handleSignals, onShutdown, runCleanups } from '../n8n/shutdown';
+import { SimulatorControlClient } from '../simulator/control-client';
 
 const EVERY_SECONDS = 5;
 /** n8n is installed by then (`.ci/run` does it first); its start and the example take about a minute. */
 const READY_TIMEOUT_MS = 5 * 60_000;
 const STOP_TIMEOUT_MS = 90_000;
+/** The issue's promise: the first execution's line within a minute of "Ready.". */
+const FIRST_LINE_WITHIN_MS = 60_000;
+/** A narration line of test/demo/narrate.ts. */
+const NARRATION =
+	/^\S+ {2}execution (\d+) {2}invoice (\S+) {2}(\d+) assets? fetched(?: \(([^)]*)\))?(?:, \d+ not found)? {2}(success|error: .*)$/;
+const FAULT_MESSAGE = 'The API key is not allowed to do this';
 /** Caches of the tools, not the demo's: tsx's (<TMPDIR>/tsx-<uid>) and Node's module compile cache. */
 const TOOL_CACHES = new Set([`tsx-${process.getuid?.() ?? 0}`, 'node-compile-cache']);
 
@@ -89,6 +100,147 @@ function kill(pid: number, signal: NodeJS.Signals) {
 	}
 }
 
+/** What the invoice of an execution bills: Simplify's `assetIds`, or its lines' `assetId`s. */
+function billedAssets(execution: Execution): string[] {
+	const billed = new Set<string>();
+	for (const runs of Object.values(execution.data?.resultData.runData ?? {})) {
+		for (const item of runs.flatMap((run) => run.data?.main?.flat() ?? [])) {
+			const json = item?.json ?? {};
+			if (typeof json.invoiceNumber !== 'string') continue;
+			if (Array.isArray(json.assetIds)) for (const id of json.assetIds) billed.add(String(id));
+			for (const line of Array.isArray(json.lines)
+				? (json.lines as Array<{ assetId?: unknown }>)
+				: [])
+				if (typeof line?.assetId === 'string') billed.add(line.assetId);
+		}
+	}
+	return [...billed].sort();
+}
+
+function eventInvoice(execution: Execution): string | undefined {
+	for (const runs of Object.values(execution.data?.resultData.runData ?? {})) {
+		for (const item of runs.flatMap((run) => run.data?.main?.flat() ?? [])) {
+			const data = item?.json?.data as { invoiceNumber?: unknown } | undefined;
+			if (item?.json?.eventType && typeof data?.invoiceNumber === 'string')
+				return data.invoiceNumber;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * The narration: a line within a minute of "Ready.", each line true to n8n's record of its
+ * execution, and an injected fault told as an error line.
+ */
+async function checkNarration(
+	lines: Array<{ text: string; at: number }>,
+	execution: (id: string) => Promise<Execution | undefined>,
+	ended: () => Promise<Execution[]>,
+	output: string,
+) {
+	const readyAt = lines.find((line) => line.text === 'Ready.')?.at ?? Date.now();
+	const narrated = () =>
+		lines.flatMap((line) => {
+			const match = NARRATION.exec(line.text);
+			return match
+				? [
+						{
+							at: line.at,
+							id: match[1],
+							invoice: match[2],
+							assets: match[4] ?? '',
+							outcome: match[5],
+						},
+					]
+				: [];
+		});
+	const first = await waitFor(
+		'a narration line',
+		() => narrated()[0],
+		FIRST_LINE_WITHIN_MS,
+		250,
+	).catch(() => undefined);
+	check(
+		'the demo prints a line per execution within a minute of "Ready."',
+		first !== undefined && first.at - readyAt <= FIRST_LINE_WITHIN_MS,
+		first
+			? `first line ${((first.at - readyAt) / 1000).toFixed(1)} s after "Ready."`
+			: 'no narration line',
+	);
+
+	const control = /control (http:\/\/\S+)/.exec(output)?.[1];
+	const sim = control ? new SimulatorControlClient(control) : undefined;
+	try {
+		let injected = false;
+		if (sim) {
+			await sim.addFault({ route: 'invoices.get', status: 403, times: 1 });
+			injected = true;
+		}
+		const errorLine = await waitFor(
+			'an error line for the injected fault',
+			() => narrated().find((line) => line.outcome.startsWith('error: ')),
+			60_000,
+			250,
+		).catch(() => undefined);
+		check(
+			'a failing execution (Invoice Get answered 403 once) is told as an error line with the node’s message',
+			injected && errorLine !== undefined && errorLine.outcome.includes(FAULT_MESSAGE),
+			!injected
+				? 'no simulator control URL in the demo output'
+				: (errorLine?.outcome ?? 'no error line within 60 s'),
+		);
+	} finally {
+		await sim?.close();
+	}
+
+	// Three lines at least (the injected fault's among them), then no execution up to the newest
+	// told may lack its line: the demo tells ended executions in order of their number.
+	await waitFor('three narration lines', () => narrated().length >= 3, 60_000, 250).catch(
+		() => false,
+	);
+	const newest = Math.max(0, ...narrated().map((line) => Number(line.id)));
+	const untold = async () =>
+		(await ended())
+			.filter((entry) => Number(entry.id) <= newest)
+			.filter((entry) => !narrated().some((line) => line.id === entry.id))
+			.map((entry) => entry.id);
+	const missing = await waitFor(
+		'a line for every execution up to the newest told',
+		async () => ((await untold()).length === 0 ? [] : undefined),
+		15_000,
+		500,
+	).catch(untold);
+	const told = narrated();
+	const problems: string[] = [];
+	if (missing.length > 0) problems.push(`executions without a line: ${missing.join(', ')}`);
+	for (const line of told) {
+		const record = await execution(line.id);
+		if (!record) {
+			problems.push(`execution ${line.id}: not in n8n`);
+			continue;
+		}
+		const ok = line.outcome === 'success';
+		if (ok !== (record.status === 'success'))
+			problems.push(`execution ${line.id}: told ${line.outcome}, n8n says ${record.status}`);
+		if (line.invoice !== eventInvoice(record))
+			problems.push(`execution ${line.id}: invoice ${line.invoice}, event ${eventInvoice(record)}`);
+		const assets = line.assets.split(', ').filter(Boolean).sort().join(', ');
+		if (ok && assets !== billedAssets(record).join(', '))
+			problems.push(
+				`execution ${line.id}: assets (${assets}), the invoice bills (${billedAssets(record).join(', ')})`,
+			);
+	}
+	const ids = told.map((line) => line.id);
+	if (new Set(ids).size !== ids.length) problems.push(`an execution told twice: ${ids.join(', ')}`);
+	check(
+		"one line per ended execution, each true to n8n's record: number, outcome, the event's invoice, the assets it bills",
+		told.length >= 3 && problems.length === 0,
+		problems.length
+			? problems.join('; ')
+			: `${told.length} lines, executions up to ${newest}, each checked`,
+	);
+}
+
 async function main() {
 	handleSignals();
 	const scratch = mkdtempSync(join(tmpdir(), 'invoicing-demo-smoke-'));
@@ -115,9 +267,16 @@ async function main() {
 		},
 	});
 	let output = '';
+	/** The demo's complete stdout lines, with the time each arrived. */
+	const lines: Array<{ text: string; at: number }> = [];
+	let partial = '';
 	const keep = (prefix: string) => (chunk: Buffer) => {
 		output += chunk.toString('utf8');
 		for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) say(`${prefix} ${line}`);
+		if (prefix !== '[demo]') return;
+		const parts = (partial + chunk.toString('utf8')).split('\n');
+		partial = parts.pop() ?? '';
+		for (const text of parts) lines.push({ text, at: Date.now() });
 	};
 	demo.stdout.on('data', keep('[demo]'));
 	demo.stderr.on('data', keep('[demo stderr]'));
@@ -184,7 +343,7 @@ async function main() {
 		const key = await call(
 			'POST',
 			'/rest/api-keys',
-			{ label: 'demo smoke', scopes: ['execution:list'], expiresAt: null },
+			{ label: 'demo smoke', scopes: ['execution:list', 'execution:read'], expiresAt: null },
 			{ cookie },
 		);
 		const apiKey = (JSON.parse(key.text) as { data?: { rawApiKey?: string } }).data?.rawApiKey;
@@ -216,6 +375,24 @@ async function main() {
 			successes > 0,
 			`${successes} successful executions`,
 		);
+		const execution = async (id: string) => {
+			const answer = await call('GET', `/api/v1/executions/${id}?includeData=true`, undefined, {
+				'x-n8n-api-key': apiKey ?? '',
+			});
+			return answer.status === 200 ? (JSON.parse(answer.text) as Execution) : undefined;
+		};
+		const ended = async () => {
+			const answer = await call(
+				'GET',
+				`/api/v1/executions?workflowId=${workflowId}&limit=100`,
+				undefined,
+				{
+					'x-n8n-api-key': apiKey ?? '',
+				},
+			);
+			return (JSON.parse(answer.text) as { data?: Execution[] }).data ?? [];
+		};
+		await checkNarration(lines, execution, ended, output);
 	} finally {
 		await agent.close();
 	}

@@ -2,7 +2,8 @@
 /**
  * `npm start`: the simulator and a real n8n over HTTPS, with an owner, a credential for the
  * simulator (tested through n8n's API) and the example workflow published. The simulator issues an
- * invoice every 30 s (`--every <seconds>`, at least 5), so executions appear in the editor. Ctrl-C
+ * invoice every 30 s (`--every <seconds>`, at least 5), so executions appear in the editor; each
+ * ended execution prints one line (test/demo/narrate.ts). Ctrl-C
  * (or SIGTERM) stops everything and exits 0; a failure on the way up stops what had started and
  * exits 1. test/demo/smoke.ts checks all of this.
  */
@@ -16,6 +17,7 @@ import { REPOSITORY } from '../n8n/package';
 import { handleSignals, onShutdown, runCleanups } from '../n8n/shutdown';
 import { startSimulator } from '../simulator';
 import { demoCertificateAuthority } from './ca';
+import { narrateExecutions } from './narrate';
 
 const OWNER = { email: 'demo@example.com', password: 'Demo-Passw0rd!' };
 
@@ -111,8 +113,14 @@ async function main() {
 		`  Simulator       service ${sim.serviceUrl}, identity ${sim.identityUrl}, control ${sim.controlUrl}`,
 	);
 	print(`  New invoice     every ${everySeconds} s (change with: npm start -- --every 10)`);
+	print(
+		'  Executions      one line each below: its number, the invoice, the assets fetched, the outcome',
+	);
 	print('');
 	print('Press Ctrl-C to stop.');
+	print('');
+	// One line per ended execution (those that ended before this point too), oldest first.
+	onShutdown(narrateExecutions(n8n, workflow.body.id, print));
 }
 
 main().catch(async (error: Error) => {

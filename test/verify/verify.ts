@@ -15,7 +15,12 @@
  * - the credential's documentationUrl and the codex files' documentation URLs are full https
  *   URLs whose #anchors exist in README.md; codex files have categories n8n knows and aliases.
  * - every themed icon (light and dark) exists as an SVG in the source and in the packed dist.
- * - the README's screenshots exist in docs/images, and neither docs/ nor any PNG is packed.
+ * - the documents (README.md, CONTRIBUTING.md, docs/**\/*.md; test/verify/markdown.ts): every link
+ *   between them reaches an existing file and heading; every image exists, each docs/images PNG is
+ *   shown, and the README's are absolute URLs (npm's page shows no relative picture); no table row
+ *   over 400 characters, no cell over 200; README.md at most 20 KiB; the troubleshooting's quoted
+ *   messages are the code's, and the README's each have their entry in docs/troubleshooting.md.
+ * - neither docs/ nor any PNG is packed.
  *
  * Prints one line per check and a closing `Checks: N passed, M failed`; exits 1 on a failure.
  */
@@ -41,6 +46,16 @@ import { InvoicingAssetsApi } from '../../credentials/InvoicingAssetsApi.credent
 import { InvoicingAssets } from '../../nodes/InvoicingAssets/InvoicingAssets.node';
 import { InvoicingAssetsTrigger } from '../../nodes/InvoicingAssets/InvoicingAssetsTrigger.node';
 import { packPackage, REPOSITORY } from '../n8n/package';
+import {
+	brokenLinks,
+	documentationFiles,
+	markdownAnchors,
+	markdownLinks,
+	quotedMessages,
+	resolveLink,
+	section,
+	wideTables,
+} from './markdown';
 
 interface PackageJson {
 	name: string;
@@ -81,6 +96,9 @@ const N8N_CATEGORIES = [
 	'Sales',
 	'Utility',
 ];
+
+/** The README is the storefront on npm and GitHub: what the package does and a first workflow. */
+const README_MAX_BYTES = 20 * 1024;
 
 /** Words users type in the node panel that must find the nodes. */
 const REQUIRED_ALIASES = ['invoice', 'bill', 'billing', 'asset'];
@@ -128,28 +146,6 @@ function filesUnder(dir: string, accept: (path: string) => boolean): string[] {
 		else if (accept(path)) found.push(path);
 	}
 	return found.sort();
-}
-
-/** GitHub's heading anchors of a Markdown file (lower case, punctuation dropped, spaces to -). */
-function markdownAnchors(markdown: string): Set<string> {
-	const anchors = new Set<string>();
-	const seen = new Map<string, number>();
-	let fenced = false;
-	for (const line of markdown.split('\n')) {
-		if (line.startsWith('```')) fenced = !fenced;
-		const heading = !fenced && /^#{1,6}\s+(.*)$/.exec(line);
-		if (!heading) continue;
-		const base = heading[1]
-			.trim()
-			.toLowerCase()
-			.replace(/[^\p{L}\p{N}\s_-]/gu, '')
-			.replace(/\s/g, '-');
-		const count = seen.get(base) ?? 0;
-		seen.set(base, count + 1);
-		anchors.add(count === 0 ? base : `${base}-${count}`);
-	}
-	for (const match of markdown.matchAll(/<a\s+(?:name|id)="([^"]+)"/g)) anchors.add(match[1]);
-	return anchors;
 }
 
 /** Problems with a documentation URL: not https, not this repository, or an unknown README anchor. */
@@ -381,18 +377,6 @@ function sourceMessagePatterns(files: string[]): RegExp[] {
 		visit(source);
 	}
 	return patterns;
-}
-
-/** The messages the README's Troubleshooting table quotes (in italics in its first column). */
-function troubleshootingQuotes(readme: string): string[] {
-	const section = /^## Troubleshooting\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? '';
-	const quotes: string[] = [];
-	for (const line of section.split('\n')) {
-		const firstCell = /^\|([^|]*)\|/.exec(line)?.[1] ?? '';
-		for (const match of firstCell.matchAll(/(?<![\w*])[*_]([^*_]+)[*_](?![\w*])/g))
-			quotes.push(match[1].trim());
-	}
-	return quotes;
 }
 
 async function main() {
@@ -655,41 +639,83 @@ async function run(work: string) {
 		`${iconCount} light/dark SVG files found (source and packed)`,
 	);
 
-	// 6. screenshots in the README; nothing but the package in the tarball.
-	const imageProblems: string[] = [];
-	const referenced = [
-		...readme.matchAll(/(?:!\[[^\]]*\]\(|<img[^>]*src=")(docs\/images\/[^)"\s]+)/g),
-	].map((match) => match[1]);
-	const imageDir = join(REPOSITORY, 'docs/images');
-	const present = filesUnder(imageDir, (path) => path.endsWith('.png')).map((file) =>
-		relative(REPOSITORY, file),
-	);
-	if (referenced.length === 0) imageProblems.push('README.md shows no screenshot from docs/images');
-	for (const image of referenced) {
-		if (!existsSync(join(REPOSITORY, image)))
-			imageProblems.push(`README.md shows ${image}, which does not exist`);
-	}
-	for (const image of present) {
-		if (!referenced.includes(image)) imageProblems.push(`${image} is not shown in README.md`);
-	}
+	// 6. the documents: links, images, tables, quoted messages; nothing but the package in the tarball.
+	const documents = documentationFiles(REPOSITORY);
 	record(
-		'README screenshots',
-		imageProblems,
-		`${new Set(referenced).size} images in docs/images, all shown`,
+		'documentation links',
+		brokenLinks(REPOSITORY, documents, repositoryUrl),
+		`${documents.reduce((sum, file) => sum + markdownLinks(file).length, 0)} links in ${documents.length} documents (${documents.map((file) => file.path).join(', ')}) reach their file and heading`,
 	);
 
-	// The messages the README's troubleshooting quotes are those the code produces.
-	const patterns = sourceMessagePatterns(sourceFiles);
-	const quotes = troubleshootingQuotes(readme);
+	const imageProblems: string[] = [];
+	const shown = new Set<string>();
+	for (const file of documents) {
+		for (const link of markdownLinks(file).filter((candidate) => candidate.image)) {
+			const target = resolveLink(link.target, file.path, repositoryUrl);
+			if (!target.local) continue;
+			shown.add(target.path);
+			if (!existsSync(join(REPOSITORY, target.path))) {
+				imageProblems.push(`${file.path}:${link.line} shows ${target.path}, which does not exist`);
+			}
+			if (file.path === 'README.md' && !/^https:\/\//.test(link.target)) {
+				imageProblems.push(
+					`README.md:${link.line} shows ${link.target} by a relative path, which npm's package page does not show: use https://raw.githubusercontent.com/<owner>/<repo>/main/${target.path}`,
+				);
+			}
+		}
+	}
+	const present = filesUnder(join(REPOSITORY, 'docs/images'), (path) => path.endsWith('.png')).map(
+		(file) => relative(REPOSITORY, file),
+	);
+	if (![...shown].some((path) => path.startsWith('docs/images/'))) {
+		imageProblems.push('README.md and docs/ show no screenshot from docs/images');
+	}
+	for (const image of present) {
+		if (!shown.has(image)) imageProblems.push(`${image} is shown in no document`);
+	}
 	record(
-		"README troubleshooting quotes the code's messages",
-		[
-			...(quotes.length === 0 ? ['no quoted message found under ## Troubleshooting'] : []),
-			...quotes
-				.filter((quote) => !patterns.some((pattern) => pattern.test(quote)))
-				.map((quote) => `"${quote}" is not a message of nodes/ or credentials/`),
-		],
-		`${quotes.length} quoted messages, each produced by the code`,
+		'screenshots',
+		imageProblems,
+		`${present.length} images in docs/images, all shown; the README's by absolute URL`,
+	);
+
+	const readmeBytes = Buffer.byteLength(readme);
+	record(
+		'README size',
+		readmeBytes > README_MAX_BYTES
+			? [
+					`README.md has ${readmeBytes} bytes, more than ${README_MAX_BYTES}: move details into docs/ and link them`,
+				]
+			: [],
+		`${(readmeBytes / 1024).toFixed(1)} KiB (at most ${README_MAX_BYTES / 1024})`,
+	);
+	record(
+		'documentation tables',
+		wideTables(documents, 400, 200),
+		'no table row over 400 characters, no cell over 200',
+	);
+
+	// The messages the troubleshooting quotes are those the code produces, and the README's
+	// common ones each have their entry in docs/troubleshooting.md.
+	const patterns = sourceMessagePatterns(sourceFiles);
+	const troubleshooting = documents.find((file) => file.path === 'docs/troubleshooting.md');
+	const everyMessage = troubleshooting ? quotedMessages(troubleshooting.text) : [];
+	const common = quotedMessages(section(readme, 'Troubleshooting'));
+	const quoteProblems = [
+		...(troubleshooting ? [] : ['docs/troubleshooting.md is missing']),
+		...(everyMessage.length === 0 ? ['docs/troubleshooting.md quotes no message'] : []),
+		...(common.length === 0 ? ['no quoted message under README.md ## Troubleshooting'] : []),
+		...[...new Set([...everyMessage, ...common])]
+			.filter((quote) => !patterns.some((pattern) => pattern.test(quote)))
+			.map((quote) => `"${quote}" is not a message of nodes/ or credentials/`),
+		...common
+			.filter((quote) => !everyMessage.includes(quote))
+			.map((quote) => `README.md quotes "${quote}", which docs/troubleshooting.md does not`),
+	];
+	record(
+		"troubleshooting quotes the code's messages",
+		quoteProblems,
+		`${everyMessage.length} messages in docs/troubleshooting.md, ${common.length} of them in the README, each produced by the code`,
 	);
 
 	// 7. GitHub workflows: YAML that parses, real ${{ }} expressions, the steps the issue asks for.
