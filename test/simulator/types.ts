@@ -1,5 +1,6 @@
 /** Public types of the provider simulator, shared by the simulator, its control API and client. */
 import type {
+	Asset,
 	Invoice,
 	InvoiceLine,
 	ServiceEvent,
@@ -176,6 +177,11 @@ export type IssueInvoiceInput = Partial<Omit<Invoice, 'lines'>> & {
 
 export interface IssuedInvoice {
 	invoice: Invoice;
+	event: EmittedEvent;
+}
+
+export interface ChangedAsset {
+	asset: Asset;
 	event: EmittedEvent;
 }
 
