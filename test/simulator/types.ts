@@ -72,6 +72,8 @@ export interface FaultRule {
 	afterHandling?: boolean;
 	/** Apply to the next N matching requests only; every matching request otherwise. */
 	times?: number;
+	/** Let this many matching requests through first (e.g. to fail the second page of a list). */
+	skip?: number;
 	/** Apply to a matching request with this probability (seeded RNG); always otherwise. */
 	probability?: number;
 }
