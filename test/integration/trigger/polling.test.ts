@@ -217,6 +217,33 @@ describe('Polling Trigger', () => {
 		expect(items.map((item) => item.eventId).sort()).toEqual([...expected].sort());
 	});
 
+	test('pages that do not add up are read again, and a poll fails rather than miss a change', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const expected = Array.from(
+			{ length: 150 },
+			() => `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`,
+		);
+		// A second page that lost its records on the way (as if they had moved to page 1).
+		const shortPage = { items: [], page: 2, pageSize: MAX_PAGE_SIZE, totalItems: 150 };
+		sim.faults.add({ route: 'invoices.list', status: 200, body: shortPage, skip: 1, times: 1 });
+		sim.log.reset();
+		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual(expected);
+		expect(sim.log.count('invoices.list', { status: 200 })).toBe(4);
+
+		sim.clock.advance(MINUTE);
+		const later = `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`;
+		const saved = JSON.stringify(polling.savedStaticData());
+		sim.faults.add({ route: 'invoices.list', status: 200, body: shortPage });
+		const failed = await polling.poll();
+		expect('error' in failed && failed.error.message).toMatch(/did not add up after 3 reads/);
+		expect(JSON.stringify(polling.savedStaticData())).toBe(saved);
+		sim.faults.clear();
+		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual([later]);
+	});
+
 	test('nothing is lost or repeated across n8n restarts, including a restart that loses unsaved progress', async () => {
 		const { sim } = testbed;
 		const polling = workflow(['invoice.issued', 'invoice.paid']);
