@@ -1,8 +1,10 @@
 /**
- * The Polling Trigger in a real n8n 2.41.1: published on Poll Times "every minute" (n8n refuses
- * anything shorter), it takes a baseline, then starts the workflow for invoices issued and paid at
- * the simulator, each change once, and goes on after an n8n restart without losing or repeating
- * one. Changes made while n8n is down come with the restart's first poll.
+ * The Polling Trigger in a real n8n 2.41.1, in the example workflow docs/examples/
+ * poll-new-and-paid-invoices.json (trigger → Remove Duplicates on eventId → Invoice Get): published
+ * on Poll Times "every minute" (n8n refuses anything shorter), it takes a baseline, then starts the
+ * workflow for invoices issued and paid at the simulator, each change once, and goes on after an
+ * n8n restart without losing or repeating one. Changes made while n8n is down come with the
+ * restart's first poll.
  */
 import {
 	getExecution,
@@ -12,9 +14,12 @@ import {
 	type Execution,
 } from '../n8n/executions';
 import { N8nInstance } from '../n8n/instance';
+import { EXAMPLES, loadExample } from '../n8n/examples';
 import { disposePackedPackage } from '../n8n/package';
 import { startSimulator, type Simulator } from '../simulator';
-import { CREDENTIAL_TYPE, POLLING_NODE_NAME, pollingWorkflow } from './workflows';
+import { CREDENTIAL_TYPE } from './workflows';
+
+const TRIGGER_NAME = 'New or Paid Invoice';
 
 jest.setTimeout(15 * 60_000);
 
@@ -46,7 +51,7 @@ async function reportedEventIds(): Promise<{ ids: string[]; executions: Executio
 		list.map(async (entry) => await getExecution(n8n, entry.id)),
 	);
 	const ids = executions.flatMap((execution) =>
-		nodeOutput(execution, POLLING_NODE_NAME).map((item) => String(item.json.eventId)),
+		nodeOutput(execution, TRIGGER_NAME).map((item) => String(item.json.eventId)),
 	);
 	return { ids, executions };
 }
@@ -92,7 +97,7 @@ test('published on a one-minute schedule, the first poll takes a baseline and st
 	const created = await n8n.api<{ id: string }>(
 		'POST',
 		'/workflows',
-		pollingWorkflow({ id: credential.body.id, name: credential.body.name }),
+		loadExample(EXAMPLES.pollInvoices, { id: credential.body.id, name: credential.body.name }),
 	);
 	expect(created.status).toBe(200);
 	workflowId = created.body.id;
@@ -109,13 +114,20 @@ test('invoices issued and paid at the service start the workflow once per change
 	const { ids } = await waitForReported(expected.length);
 	expect([...ids].sort()).toEqual([...expected].sort());
 	const items = (await reportedEventIds()).executions.flatMap((execution) =>
-		nodeOutput(execution, POLLING_NODE_NAME).map((item) => item.json),
+		nodeOutput(execution, TRIGGER_NAME).map((item) => item.json),
 	);
 	expect(items.find((item) => item.eventId === `invoice.paid:${first}`)).toMatchObject({
 		eventType: 'invoice.paid',
 		subscriptionId: null,
 		data: { invoiceNumber: first, status: 'paid' },
 	});
+	// Every item went on through Remove Duplicates to Invoice Get.
+	const fetched = (await reportedEventIds()).executions.flatMap((execution) =>
+		nodeOutput(execution, 'Get Invoice').map((item) => String(item.json.invoiceNumber)),
+	);
+	expect(fetched.sort()).toEqual(
+		items.map((item) => String((item.data as { invoiceNumber: string }).invoiceNumber)).sort(),
+	);
 });
 
 test('after an n8n restart, changes made while it was down and after it come once each', async () => {
