@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * The polling soak (issue 15): published Polling Triggers in a real n8n 2.41.1 poll two
  * simulators, one whose clock is 3 minutes ahead of n8n's and one 3 minutes behind, while records
@@ -131,7 +131,9 @@ export async function pollingSoakCheck(ctx: RunContext) {
 			}
 		}
 		for (const service of services) {
-			// 5 % of the poll requests fail the poll (400, not retried), 5 % are retried (500).
+			// 5 % of the poll requests fail the poll (400, not retried), 5 % are retried (500); the
+			// first asset list request fails for sure, so that even a short run sees a failed poll.
+			service.sim.faults.add({ route: 'assets.list', status: 400, times: 1 });
 			for (const route of ['invoices.list', 'assets.list'] as const) {
 				service.sim.faults.add({ route, status: 400, probability: 0.05 });
 				service.sim.faults.add({ route, status: 500, probability: 0.05 / 0.95 });
@@ -186,9 +188,11 @@ export async function pollingSoakCheck(ctx: RunContext) {
 
 		let lost = 0;
 		let twice = 0;
+		let unexpected = 0;
 		let reportedItems = 0;
 		let failedPolls = 0;
 		let totalPolls = 0;
+		let retried = 0;
 		for (const service of services) {
 			for (const [index, workflowId] of service.workflowIds.entries()) {
 				const client = service.clients[index];
@@ -202,17 +206,13 @@ export async function pollingSoakCheck(ctx: RunContext) {
 				const seen = new Set(ids);
 				twice += ids.length - seen.size;
 				for (const id of service.expected) if (!seen.has(id)) lost += 1;
-				for (const id of seen) if (!service.expected.has(id)) twice += 1;
+				for (const id of seen) if (!service.expected.has(id)) unexpected += 1;
 				totalPolls += polls(service.sim, client.clientId, 'invoices.list');
-				failedPolls += service.sim.log
-					.entries({ route: 'invoices.list', clientId: client.clientId, status: 400 })
-					.concat(
-						service.sim.log.entries({
-							route: 'assets.list',
-							clientId: client.clientId,
-							status: 400,
-						}),
-					).length;
+			}
+			// Faults answer before authentication, so they are counted per service, not per API key.
+			for (const route of ['invoices.list', 'assets.list'] as const) {
+				failedPolls += service.sim.log.count(route, { status: 400 });
+				retried += service.sim.log.count(route, { status: 500 });
 			}
 		}
 		const changes = services.reduce((sum, service) => sum + service.changes, 0);
@@ -235,14 +235,15 @@ export async function pollingSoakCheck(ctx: RunContext) {
 			'equal',
 			expectedItems === reportedItems,
 		);
-		ctx.report.check(ITEM, 'changes lost', lost, '0', lost === 0);
+		ctx.report.check(ITEM, 'changes lost (summed over the workflows)', lost, '0', lost === 0);
 		ctx.report.check(ITEM, 'changes reported twice', twice, '0', twice === 0);
+		ctx.report.check(ITEM, 'events for no change made', unexpected, '0', unexpected === 0);
 		ctx.report.check(
 			ITEM,
-			'poll requests that failed the poll (400) / polls',
-			`${failedPolls} / ${totalPolls}`,
-			'> 0',
-			failedPolls > 0,
+			'poll requests that failed the poll (400) / that were retried (500) / polls',
+			`${failedPolls} / ${retried} / ${totalPolls}`,
+			'> 0 / > 0 / —',
+			failedPolls > 0 && retried > 0,
 		);
 		ctx.report.info(
 			ITEM,
