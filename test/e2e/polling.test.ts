@@ -79,7 +79,7 @@ function pay(number: string) {
 	expected.push(`invoice.paid:${number}`);
 }
 
-test('published on a one-minute schedule, the first poll takes a baseline and starts nothing', async () => {
+test('published on a one-minute schedule, the example workflow takes its baseline at once', async () => {
 	sim.issueInvoice(); // before publishing: never reported
 	const credential = await n8n.api<{ id: string; name: string }>('POST', '/credentials', {
 		name: 'Invoicing & Assets (polling)',
@@ -104,10 +104,11 @@ test('published on a one-minute schedule, the first poll takes a baseline and st
 	sim.log.reset();
 	expect((await n8n.api('POST', `/workflows/${workflowId}/publish`)).status).toBe(200);
 	await waitFor('the baseline poll', () => sim.log.count('invoices.list', { status: 200 }) > 0);
-	expect(await listExecutions(n8n, workflowId)).toEqual([]);
+	// That the baseline started nothing (the invoice above is never reported) is proven by the
+	// next test's exact set, once later changes have come through.
 });
 
-test('invoices issued and paid at the service start the workflow once per change', async () => {
+test('invoices issued and paid at the service start the workflow once per change, and nothing from before publishing', async () => {
 	const first = issue();
 	unpaid = issue();
 	pay(first);
