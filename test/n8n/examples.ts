@@ -10,6 +10,7 @@ import { REPOSITORY } from './package';
 export const EXAMPLES = {
 	newInvoice: 'new-invoice-fetch-assets.json',
 	overdueReport: 'daily-overdue-invoices-report.json',
+	pollInvoices: 'poll-new-and-paid-invoices.json',
 };
 
 export interface WorkflowFile {

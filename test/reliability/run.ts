@@ -4,10 +4,11 @@
  * simulator (issue 6). Prints ONE table on stdout: each figure, its goal, met or not; progress goes
  * to stderr.
  *
- *   npm run reliability                  full sizes (about 40–60 minutes on 2 cores)
- *   npm run reliability -- --ci          CI sizes (about 7–10 minutes), as assertions; ends with a jest-style
+ *   npm run reliability                  full sizes (about 55–75 minutes on 2 cores; the polling soak 15)
+ *   npm run reliability -- --ci          CI sizes (about 13–16 minutes; the polling soak 6), as assertions; ends with a jest-style
  *                                        "Tests: N failed, M passed, T total" line for .ci/run
  *   npm run reliability -- --only=fuzz,token   some checks only (ids below)
+ *   npm run reliability -- --only=polling      the polling soak only
  *
  * Speed goals (latency and wall-time ratios) are judged at full size only; at CI size they are
  * reported. Every run uses marker secrets (see test/simulator/secret-record.ts) and ends with the
@@ -37,6 +38,7 @@ import { actionFaultsCheck } from './action-faults';
 import { deliveriesCheck } from './deliveries';
 import { fuzzCheck } from './fuzz';
 import { hygieneCheck } from './hygiene';
+import { pollingSoakCheck } from './polling';
 import { Report } from './report';
 import { defaultModeCyclesCheck, soakCheck } from './soak';
 import { CI_SIZES, FULL_SIZES, OWN_OUTPUT_FILE, printable, type RunContext } from './support';
@@ -58,6 +60,7 @@ const CHECKS: Check[] = [
 	{ id: 'token', item: '5 token', usesMainN8n: true, run: tokenCheck },
 	{ id: 'publish', item: '1 soak', usesMainN8n: true, run: defaultModeCyclesCheck },
 	{ id: 'soak', item: '1 soak', usesMainN8n: false, run: soakCheck },
+	{ id: 'polling', item: '8 polling', usesMainN8n: false, run: pollingSoakCheck },
 	{ id: 'hygiene', item: '7 secrets', usesMainN8n: false, run: hygieneCheck },
 ];
 

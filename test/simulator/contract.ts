@@ -101,6 +101,8 @@ export interface Invoice {
 export interface InvoiceFilters {
 	issuedFrom?: string;
 	issuedTo?: string;
+	updatedFrom?: string;
+	updatedTo?: string;
 	status?: InvoiceStatus;
 	customerNumber?: string;
 }
@@ -126,6 +128,8 @@ export interface AssetFilters {
 	site?: string;
 	customerNumber?: string;
 	serialNumber?: string;
+	updatedFrom?: string;
+	updatedTo?: string;
 }
 
 /** The page envelope of every list. */

@@ -20,6 +20,9 @@
  *   POST   /control/invoices                  { invoice?, waitForDelivery? } -> 201 { invoice, event }
  *   POST   /control/events                    { eventType, data?, waitForDelivery?, deviation? } -> 201 EmittedEventJson
  *   GET    /control/contract                  { violations, deviations } of the contract check
+ *   POST   /control/invoices/:number/pay      { waitForDelivery? } -> { invoice, event } (also /cancel)
+ *   POST   /control/assets/:id/update         { changes?, waitForDelivery? } -> { asset, event }
+ *   POST   /control/assets/:id/retire         { waitForDelivery? } -> { asset, event }
  *   GET    /control/deliveries?eventId=&subscriptionId=   { inFlight, options, entries }
  *   DELETE /control/deliveries                clear the attempts log -> 204
  *   POST   /control/deliveries/options        Partial<DeliveryOptions> -> DeliveryOptions
@@ -29,6 +32,7 @@
  */
 import type { IncomingMessage, ServerResponse } from '../tools/node-apis';
 
+import type { AssetChanges } from './data';
 import { clientJson } from './identity';
 import { readBody, serviceError, writeResponse, type SimResponse } from './http-util';
 import type { Simulator } from './index';
@@ -144,6 +148,25 @@ async function handleControl(sim: Simulator, req: IncomingMessage): Promise<SimR
 					event: await eventJson(issued.event, body.waitForDelivery === true),
 				},
 			};
+		}
+		case 'POST invoices/:id/pay':
+		case 'POST invoices/:id/cancel': {
+			const changed = action === 'pay' ? sim.payInvoice(id) : sim.cancelInvoice(id);
+			return ok({
+				invoice: changed.invoice,
+				event: await eventJson(changed.event, body.waitForDelivery === true),
+			});
+		}
+		case 'POST assets/:id/update':
+		case 'POST assets/:id/retire': {
+			const changed =
+				action === 'retire'
+					? sim.retireAsset(id)
+					: sim.updateAsset(id, (body.changes ?? {}) as AssetChanges);
+			return ok({
+				asset: changed.asset,
+				event: await eventJson(changed.event, body.waitForDelivery === true),
+			});
 		}
 		case 'POST events': {
 			if (typeof body.eventType !== 'string') {

@@ -38,7 +38,7 @@ import {
 	type ContractViolation,
 	type ToleranceFilter,
 } from './contract-check';
-import { DataStore, DEFAULT_SEED } from './data';
+import { DataStore, DEFAULT_SEED, type AssetChanges } from './data';
 import { DeliveryEngine } from './deliveries';
 import { FaultInjector } from './faults';
 import { clientJson, ClientRegistry, TokenStore } from './identity';
@@ -56,6 +56,7 @@ import {
 import type {
 	ActiveFault,
 	ArrivingRequest,
+	ChangedAsset,
 	ClientRecord,
 	ClientRegistration,
 	DeliveryAttempt,
@@ -82,7 +83,7 @@ export {
 export { DEFAULT_SCOPE } from './identity';
 export { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from './secret-record';
 export { DEFAULT_PAGE_SIZE, SANDBOX_PATH_PREFIX } from './routes';
-export { ASSET_FIELDS, INVOICE_FIELDS, INVOICE_LINE_FIELDS } from './data';
+export { ASSET_FIELDS, INVOICE_FIELDS, INVOICE_LINE_FIELDS, type AssetChanges } from './data';
 
 /** Env var naming a folder with ca.pem and ca.key; see test/tools/with-test-ca.ts. */
 export const CA_DIR_ENV = 'INVOICING_SIM_CA_DIR';
@@ -112,6 +113,8 @@ export interface SimulatorOptions {
 	 * (e.g. to find which local process owns the source port).
 	 */
 	onRequest?: (request: ArrivingRequest) => void;
+	/** The service's clock against the real one, e.g. -180000 for three minutes behind. */
+	clockOffsetMs?: number;
 }
 
 export interface SimulatorData {
@@ -174,6 +177,14 @@ export interface Simulator {
 		/** Until the running test ends, violations that match are deliberate deviations. */
 		tolerate(reason: string, filter: ToleranceFilter): void;
 	};
+	/** Marks an issued or overdue invoice paid (updatedAt moves on) and emits invoice.paid. */
+	payInvoice(invoiceNumber: string): IssuedInvoice;
+	/** Cancels an issued or overdue invoice and emits invoice.cancelled. */
+	cancelInvoice(invoiceNumber: string): IssuedInvoice;
+	/** Changes an asset that is not retired (the next site unless `changes` say) and emits asset.updated. */
+	updateAsset(assetId: string, changes?: AssetChanges): ChangedAsset;
+	/** Retires an asset and emits asset.retired. */
+	retireAsset(assetId: string): ChangedAsset;
 	/** Every client's subscriptions; `create` and `insert` name the owning client's ID. */
 	subscriptions: SubscriptionStore;
 	/**
@@ -230,7 +241,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		minVersion: 'TLSv1.2' as const,
 	};
 
-	const clock = new SimulatorClock();
+	const clock = new SimulatorClock(options.clockOffsetMs ?? 0);
 	const secretRecord = new SecretRecord();
 	const clients = new ClientRegistry(clock, secretRecord);
 	const tokens = new TokenStore(clock, clients, secretRecord);
@@ -383,6 +394,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 				issueOptions,
 			);
 			return { invoice, event };
+			return { invoice, event: deliveries.emit('invoice.issued', invoiceEventData(invoice)) };
+		},
+		payInvoice: (invoiceNumber) => {
+			const invoice = data.payInvoice(invoiceNumber, clock.now());
+			return { invoice, event: deliveries.emit('invoice.paid', invoiceEventData(invoice)) };
+		},
+		cancelInvoice: (invoiceNumber) => {
+			const invoice = data.cancelInvoice(invoiceNumber, clock.now());
+			return { invoice, event: deliveries.emit('invoice.cancelled', invoiceEventData(invoice)) };
+		},
+		updateAsset: (assetId, changes) => {
+			const asset = data.updateAsset(assetId, clock.now(), changes);
+			return { asset, event: deliveries.emit('asset.updated', { ...asset }) };
+		},
+		retireAsset: (assetId) => {
+			const asset = data.retireAsset(assetId, clock.now());
+			return { asset, event: deliveries.emit('asset.retired', { ...asset }) };
 		},
 		emitEvent: (eventType, eventData, emitOptions) =>
 			deliveries.emit(eventType, eventData, emitOptions),
@@ -453,6 +481,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	};
 	controlHolder.sim = sim;
 	return sim;
+}
+
+/** What an invoice event carries (assumed, as the spec's invoice.issued example suggests). */
+function invoiceEventData(invoice: Invoice): Record<string, unknown> {
+	return {
+		invoiceNumber: invoice.invoiceNumber,
+		customerNumber: invoice.customerNumber,
+		status: invoice.status,
+		issueDate: invoice.issueDate,
+		currency: invoice.currency,
+		totalAmount: invoice.totalAmount,
+		assetIds: billedAssetIds(invoice),
+	};
 }
 
 function listen(server: Server, port: number, fallback: boolean): Promise<number> {
