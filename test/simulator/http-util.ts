@@ -13,6 +13,12 @@ export interface SimResponse {
 	/** Sent as is, with the content type from `headers` (text/plain otherwise). */
 	raw?: string;
 	headers?: Record<string, string>;
+	/**
+	 * Set when the answer deliberately deviates from the contract (a test switch such as
+	 * ListPagingDeviation): names the switch, so contract validation can exempt the answer.
+	 * Never sent on the wire.
+	 */
+	deviation?: string;
 }
 
 export type BodyResult =

@@ -56,6 +56,7 @@ import type {
 	FaultRule,
 	IssuedInvoice,
 	IssueInvoiceInput,
+	ListPagingDeviation,
 	LoggedRoute,
 	RequestLogEntry,
 	RequestLogFilter,
@@ -106,6 +107,8 @@ export interface SimulatorRequestLog {
 	tokensIssued(): number;
 	/** The most requests on `route` handled at the same time since the last reset. */
 	peakInFlight(route: LoggedRoute): number;
+	/** Requests on `route` being handled now. */
+	inFlight(route: LoggedRoute): number;
 	reset(): void;
 }
 
@@ -142,6 +145,11 @@ export interface Simulator {
 	 * request asks otherwise; undefined restores the contract's bare array.
 	 */
 	setSubscriptionListPageSize(pageSize: number | undefined): void;
+	/**
+	 * DELIBERATE CONTRACT DEVIATION (test switch): makes the invoice and asset lists page
+	 * differently from the contract; undefined restores the contract's paging.
+	 */
+	setListPagingDeviation(deviation: ListPagingDeviation | undefined): void;
 	faults: {
 		add(rule: FaultRule): ActiveFault;
 		remove(id: string): boolean;
@@ -211,7 +219,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		options.delivery,
 	);
 	const urls = { service: '' };
-	const listing: { pageSize?: number } = {};
+	const listing: { pageSize?: number; deviation?: ListPagingDeviation } = {};
 	const routeContext = {
 		clock,
 		clients,
@@ -224,6 +232,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		secretRecord,
 		serviceUrl: () => urls.service,
 		subscriptionListPageSize: () => listing.pageSize,
+		listPagingDeviation: () => listing.deviation,
 	};
 
 	const sockets = new Set<Socket>();
@@ -344,6 +353,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			}
 			listing.pageSize = pageSize;
 		},
+		setListPagingDeviation: (deviation) => {
+			listing.deviation = deviation === undefined ? undefined : { ...deviation };
+		},
 		faults: {
 			add: (rule) => faults.add(rule),
 			remove: (id) => faults.remove(id),
@@ -356,6 +368,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			entries: (filter) => log.entries(filter),
 			tokensIssued: () => log.tokensIssued(),
 			peakInFlight: (route) => log.peakInFlight(route),
+			inFlight: (route) => log.open(route),
 			reset: () => log.reset(),
 		},
 		secrets: () => secretRecord.all(),

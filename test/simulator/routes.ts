@@ -61,7 +61,13 @@ import type { RequestLog } from './request-log';
 import type { SecretRecord } from './secret-record';
 import type { Sleeper } from './sleeper';
 import { validateSubscriptionRequest, type SubscriptionStore } from './subscriptions';
-import type { ActiveFault, Environment, RequestLogEntry, RouteName } from './types';
+import type {
+	ActiveFault,
+	Environment,
+	ListPagingDeviation,
+	RequestLogEntry,
+	RouteName,
+} from './types';
 
 export const SANDBOX_PATH_PREFIX = '/sandbox';
 export const DEFAULT_PAGE_SIZE = 20;
@@ -80,6 +86,8 @@ export interface RouteContext {
 	secretRecord?: SecretRecord;
 	/** When set, the subscription list answers the page envelope with this default page size. */
 	subscriptionListPageSize: () => number | undefined;
+	/** When set, the invoice and asset lists page differently from the contract (a test switch). */
+	listPagingDeviation: () => ListPagingDeviation | undefined;
 	/** The production service URL, for Location headers. */
 	serviceUrl: () => string;
 }
@@ -228,6 +236,7 @@ async function handle(
 		if (response) writeResponse(res, response);
 		entry.status = response ? response.status : null;
 		entry.errorCode = response ? errorCodeOf(response) : null;
+		if (response?.deviation) entry.deviation = response.deviation;
 		entry.clientId = info.clientId;
 		entry.environment = info.environment;
 		entry.durationMs = Math.round((performance.now() - started) * 10) / 10;
@@ -480,7 +489,9 @@ function handleService(
 			const filters = query.filters as InvoiceFilters;
 			const bad = checkInvoiceFilters(filters);
 			if (bad) return bad;
-			return { status: 200, body: ctx.data.listInvoices(filters, query.page, query.pageSize) };
+			return deviatingList(ctx, query, (page, pageSize) =>
+				ctx.data.listInvoices(filters, page, pageSize),
+			);
 		}
 		case 'assets.list': {
 			const query = readListQuery(search, ASSET_FILTERS);
@@ -489,11 +500,45 @@ function handleService(
 			if (filters.status !== undefined && !isAssetStatus(filters.status)) {
 				return invalidParameter('status', `must be one of ${ASSET_STATUSES.join(', ')}`);
 			}
-			return { status: 200, body: ctx.data.listAssets(filters, query.page, query.pageSize) };
+			return deviatingList(ctx, query, (page, pageSize) =>
+				ctx.data.listAssets(filters, page, pageSize),
+			);
 		}
 		default:
 			return serviceError(404, 'not_found', 'No such endpoint.');
 	}
+}
+
+/**
+ * A page of the invoice or asset list: as the contract says, or under a deliberate deviation
+ * (ListPagingDeviation), marked as such with `deviation` so that contract validation can exempt it.
+ */
+function deviatingList(
+	ctx: RouteContext,
+	query: { page: number; pageSize: number },
+	list: (page: number, pageSize: number) => { items: unknown[]; totalItems: number },
+): SimResponse {
+	const deviation = ctx.listPagingDeviation();
+	if (!deviation) return { status: 200, body: list(query.page, query.pageSize) };
+	if (deviation.mode === 'ignore-paging') {
+		const whole = list(FIRST_PAGE, Number.MAX_SAFE_INTEGER);
+		return {
+			status: 200,
+			body: { items: whole.items, page: null, pageSize: null, totalItems: null },
+			deviation: 'list-ignores-paging',
+		};
+	}
+	const first = list(FIRST_PAGE, query.pageSize);
+	return {
+		status: 200,
+		body: {
+			items: first.items,
+			page: query.page,
+			pageSize: query.pageSize,
+			totalItems: deviation.totalItems === 'reported' ? first.totalItems : null,
+		},
+		deviation: `list-ignores-page-total-${deviation.totalItems}`,
+	};
 }
 
 function listSubscriptions(

@@ -82,6 +82,21 @@ export interface ActiveFault extends FaultRule {
 	hits: number;
 }
 
+/* ------------------------------------------------------------ deviations */
+
+/**
+ * DELIBERATE CONTRACT DEVIATIONS of the invoice and asset lists, to test the package against a
+ * service that pages differently from the contract. Answers made under one carry
+ * `deviation: true` in the route's answer (see routes.ts) so that contract validation can exempt them.
+ * - `ignore-paging`: every answer holds the whole (filtered) list, whatever page and pageSize;
+ *   `page`, `pageSize` and `totalItems` are null.
+ * - `ignore-page`: pageSize is honoured but every answer is page 1; `page` echoes the page asked
+ *   for, and `totalItems` is the real total, or null with `totalItems: 'null'`.
+ */
+export type ListPagingDeviation =
+	| { mode: 'ignore-paging' }
+	| { mode: 'ignore-page'; totalItems: 'reported' | 'null' };
+
 /* -------------------------------------------------------------- request log */
 
 export interface RequestLogEntry {
@@ -104,6 +119,8 @@ export interface RequestLogEntry {
 	clientId: string | null;
 	environment: Environment | null;
 	fault: 'status' | 'drop' | 'latency' | null;
+	/** The deliberate contract deviation the answer was made under (see SimResponse.deviation). */
+	deviation?: string;
 	durationMs: number;
 }
 

@@ -47,6 +47,12 @@ export function readAccessToken(body: unknown): string | undefined {
 	return typeof token === 'string' && token.length > 0 ? token : undefined;
 }
 
+/**
+ * assumed: a token request changes nothing at the identity service, so asking twice is harmless:
+ * it is retried like a read (faults, 429/503 with Retry-After, lost connections, timeouts).
+ */
+export const TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT = true;
+
 /** assumed: identity-service errors are OAuth style, `{ error, error_description }`. */
 export interface IdentityError {
 	error: string;
@@ -236,6 +242,22 @@ export interface Page<T> {
 export const FIRST_PAGE = 1;
 export const MAX_PAGE_SIZE = 100;
 export const pageQuery = (page: number, pageSize: number) => ({ page, pageSize });
+
+/**
+ * assumed: the field that identifies a record of each list, so that a record a list gives again
+ * (on another page) is recognised as the same record.
+ */
+export const LIST_RECORD_KEYS: Readonly<Record<string, string>> = {
+	[paths.invoices]: 'invoiceNumber',
+	[paths.assets]: 'assetId',
+};
+
+/** The identity of a list record: its key field, else the whole record. */
+export function listRecordKey(path: string, record: unknown): string {
+	const field = LIST_RECORD_KEYS[path];
+	const value = field !== undefined && isObject(record) ? record[field] : undefined;
+	return typeof value === 'string' && value !== '' ? value : JSON.stringify(record);
+}
 
 export function readPage<T>(body: unknown): Page<T> | undefined {
 	const parsed = parseJsonIfText(body);

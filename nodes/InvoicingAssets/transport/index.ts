@@ -16,6 +16,8 @@ import {
 	FIRST_PAGE,
 	isHttpsAddress,
 	JSON_MEDIA_TYPE,
+	listRecordKey,
+	MAX_PAGE_SIZE,
 	pageQuery,
 	paths,
 	readPage,
@@ -158,6 +160,10 @@ export class ServiceClient {
 	 * Reads up to `limit` records (all when undefined), never asking for more than needed. Once
 	 * the first page tells the total, the pages still needed are fetched up to
 	 * PAGE_CONCURRENCY at a time; without a total, or when the list grew meanwhile, page by page.
+	 * A record the list gives again (it shifted while being read) is kept once. A page that brings
+	 * no new record, or more records than asked for while more may remain, means the service
+	 * pages differently from the contract: that is an error, never an endless read or a list of
+	 * repeats.
 	 */
 	async paginate<T>(
 		path: string,
@@ -167,46 +173,97 @@ export class ServiceClient {
 	): Promise<T[]> {
 		const wanted = limit ?? Number.MAX_SAFE_INTEGER;
 		const records: T[] = [];
+		const kept = new Set<string>();
+		const arrived = new Set<string>();
 		const remaining = () => wanted - records.length;
 		if (remaining() <= 0) return records;
+		const keyOf = (record: T) => listRecordKey(path, record);
+		// Checked as each page arrives, so that a service that ignores `page` costs a few requests.
+		const checkArrival = (page: PageRead<T>, asked: { page: number; pageSize: number }) => {
+			const fresh = page.items.filter((record) => !arrived.has(keyOf(record)));
+			for (const record of page.items) arrived.add(keyOf(record));
+			if (page.items.length > 0 && fresh.length === 0) {
+				throw this.pagesDiffer(
+					`Page ${asked.page} repeated records that earlier pages had given already, so the service seems to ignore the “page” argument.`,
+					itemIndex,
+				);
+			}
+		};
+		const take = (page: PageRead<T>, asked: { page: number; pageSize: number }) => {
+			for (const record of page.items) {
+				if (remaining() <= 0) break;
+				const key = keyOf(record);
+				if (kept.has(key)) continue;
+				kept.add(key);
+				records.push(record);
+			}
+			if (page.items.length > asked.pageSize && remaining() > 0 && !page.isLast) {
+				throw this.pagesDiffer(
+					`Page ${asked.page} held ${page.items.length} records where ${asked.pageSize} were asked for, without a total that says it holds them all, so the service seems to ignore the “page” and “pageSize” arguments.`,
+					itemIndex,
+				);
+			}
+		};
+		let consumed = 0;
+		const readNext = async () => {
+			const asked = nextPage(consumed, remaining());
+			const page = await this.readPageAt<T>(path, qs, asked, itemIndex);
+			consumed += page.items.length;
+			checkArrival(page, asked);
+			take(page, asked);
+			return page;
+		};
 
-		let last = await this.readPageAt<T>(path, qs, nextPage(0, remaining()), itemIndex);
-		records.push(...last.items.slice(0, remaining()));
+		let last = await readNext();
 		if (last.isLast) return records;
 
-		if (last.totalItems !== undefined) {
+		if (last.totalItems !== undefined && remaining() > 0) {
 			const planned = Math.min(wanted, last.totalItems);
-			const pages: Array<PageRead<T> | undefined> = [];
-			let cursor = records.length;
+			const pages: Array<
+				{ page: PageRead<T>; asked: { page: number; pageSize: number } } | undefined
+			> = [];
+			let cursor = consumed;
 			let stop = false;
 			// Each worker takes the next page of the plan; a last page or a failure stops them all.
 			const worker = async () => {
 				while (!stop && cursor < planned) {
-					const next = nextPage(cursor, wanted - cursor);
-					cursor += next.pageSize;
+					const asked = nextPage(cursor, wanted - cursor);
+					cursor += asked.pageSize;
 					const slot = pages.push(undefined) - 1;
 					let page: PageRead<T> | undefined;
+					let accepted = false;
 					try {
-						page = await this.readPageAt<T>(path, qs, next, itemIndex);
+						page = await this.readPageAt<T>(path, qs, asked, itemIndex);
+						checkArrival(page, asked);
+						accepted = true;
 					} finally {
-						if (!page || page.isLast) stop = true;
+						if (!accepted || page?.isLast) stop = true;
 					}
-					pages[slot] = page;
+					pages[slot] = { page, asked };
 				}
 			};
 			await Promise.all(Array.from({ length: PAGE_CONCURRENCY }, worker));
-			for (const page of pages) {
-				if (!page) break;
-				records.push(...page.items.slice(0, Math.max(0, remaining())));
-				last = page;
-				if (page.isLast) return records;
+			for (const entry of pages) {
+				if (!entry) break;
+				consumed += entry.page.items.length;
+				take(entry.page, entry.asked);
+				last = entry.page;
+				if (last.isLast) return records;
 			}
 		}
-		while (remaining() > 0 && !last.isLast) {
-			last = await this.readPageAt<T>(path, qs, nextPage(records.length, remaining()), itemIndex);
-			records.push(...last.items.slice(0, remaining()));
-		}
+		while (remaining() > 0 && !last.isLast) last = await readNext();
 		return records;
+	}
+
+	private pagesDiffer(detail: string, itemIndex?: number): NodeOperationError {
+		return new NodeOperationError(
+			this.context.getNode(),
+			'The service pages this list differently from the contract, so the node cannot read it whole',
+			{
+				description: `${detail} Rather than read on without end or return repeated records as the list, the node stopped. To get the first records now, turn off Return All and set a Limit of at most ${MAX_PAGE_SIZE}. The package’s assumptions about the service’s paging are listed under “Service contract” in its README; please report this.`,
+				itemIndex,
+			},
+		);
 	}
 
 	/**
