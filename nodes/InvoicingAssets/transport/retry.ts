@@ -30,8 +30,11 @@ const IDEMPOTENT_METHODS: IHttpRequestMethods[] = ['GET', 'HEAD', 'PUT', 'DELETE
  * transient faults and lost connections are retried only where a repeat is harmless: a create
  * sent twice could make two records.
  */
-export function isRetryable(failure: HttpFailure, method: IHttpRequestMethods): boolean {
-	const harmlessToRepeat = IDEMPOTENT_METHODS.includes(method);
+export function isRetryable(
+	failure: HttpFailure,
+	method: IHttpRequestMethods,
+	harmlessToRepeat = IDEMPOTENT_METHODS.includes(method),
+): boolean {
 	if (failure.status !== undefined) {
 		if (UNPROCESSED_STATUSES.includes(failure.status)) return true;
 		return (
@@ -50,8 +53,11 @@ export function nextRetryDelayMs(
 	attempt: number,
 	elapsedMs: number,
 	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+	harmlessToRepeat?: boolean,
 ): number | undefined {
-	if (attempt >= policy.maxAttempts || !isRetryable(failure, method)) return undefined;
+	if (attempt >= policy.maxAttempts || !isRetryable(failure, method, harmlessToRepeat)) {
+		return undefined;
+	}
 	const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
 	const asked = readRetryAfterMs(retryAfterHeader(failure));
 	const delay = asked ?? backoff * (0.5 + Math.random() / 2);
