@@ -289,6 +289,10 @@ async function handle(
 			req.socket.destroy();
 			return finish(null);
 		}
+		if (lateFault.status === undefined) {
+			entry.fault = 'latency';
+			return finish(answer);
+		}
 		entry.fault = 'status';
 		return finish(faultResponse(listener, lateFault));
 	}

@@ -66,7 +66,9 @@ export interface FaultRule {
 	drop?: boolean;
 	/**
 	 * Handle the request first (the service does the work), then drop the connection or answer
-	 * `status` instead of the real answer: an answer lost on its way back. Before handling otherwise.
+	 * `status` instead of the real answer: an answer lost on its way back; with `latencyMs` alone,
+	 * the real answer after that wait (a slow answer to a request already authenticated and done).
+	 * Before handling otherwise.
 	 */
 	afterHandling?: boolean;
 	/** Apply to the next N matching requests only; every matching request otherwise. */

@@ -56,26 +56,12 @@ export interface ServiceRequest {
 }
 
 /**
- * Token refreshes are serialised per credential within this n8n process: n8n has no lock
- * around preAuthentication, so concurrent requests that all met an expired token would
- * each fetch a new one.
+ * Token renewals in progress in this n8n process, per credential: each resolves to the new token
+ * (or rejects with the renewal's failure). n8n has no lock around preAuthentication, so requests
+ * that all met an expired token would each fetch a new one; here one renews, the others wait for
+ * its token and never send an empty one.
  */
-const tokenQueues = new Map<string, Promise<unknown>>();
-
-async function oneAtATime<T>(key: string, task: () => Promise<T>): Promise<T> {
-	const previous = tokenQueues.get(key) ?? Promise.resolve();
-	const run = previous.then(task, task);
-	const settled = run.then(
-		() => undefined,
-		() => undefined,
-	);
-	tokenQueues.set(key, settled);
-	try {
-		return await run;
-	} finally {
-		if (tokenQueues.get(key) === settled) tokenQueues.delete(key);
-	}
-}
+const renewals = new Map<string, Promise<string>>();
 
 function tokenOf(credentials: ICredentialDataDecryptedObject): string {
 	return String(credentials.accessToken ?? '');
@@ -88,6 +74,9 @@ export class ServiceClient {
 	private sharedCredentialRecord?: Promise<{ key: string; decrypted: ICredentialsDecrypted }>;
 
 	private firstCall?: Promise<unknown>;
+
+	/** A token renewal of this run that failed: the run's later requests fail with it, without asking again. */
+	private renewalFailure?: unknown;
 
 	constructor(
 		private readonly context: ServiceContext,
@@ -358,47 +347,109 @@ export class ServiceClient {
 
 	private async sendOnce(options: IHttpRequestOptions): Promise<IN8nHttpFullResponse> {
 		const { key, decrypted } = await this.sharedCredential();
-		const send = async (additional: IAdditionalCredentialOptions) =>
+		const data = decrypted.data as ICredentialDataDecryptedObject;
+		const send = async (
+			credentialData: ICredentialDataDecryptedObject,
+			additional: IAdditionalCredentialOptions,
+		) =>
 			(await this.context.helpers.httpRequestWithAuthentication.call(
 				this.context,
 				CREDENTIAL_TYPE,
 				{ ...options },
-				{ credentialsDecrypted: decrypted, ...additional },
+				{ credentialsDecrypted: { ...decrypted, data: credentialData }, ...additional },
 			)) as IN8nHttpFullResponse;
-		const data = decrypted.data as ICredentialDataDecryptedObject;
-		// One request at a time per credential may renew the token. It first re-reads the stored
-		// credential: the request before it in the queue (of this run or another) may have stored
-		// a new token, which is then used instead of fetching one more. A token the service has
-		// just refused is not sent again: emptied, n8n fetches a new one before the request.
-		const renewing = async (refusedToken?: string) =>
-			await oneAtATime(key, async () => {
-				Object.assign(data, await this.context.getCredentials(CREDENTIAL_TYPE));
-				if (refusedToken !== undefined && tokenOf(data) === refusedToken) data.accessToken = '';
-				return await send({});
-			});
 
 		const sendRenewingIfRefused = async () => {
+			const inProgress = renewals.get(key);
+			if (inProgress) data.accessToken = await this.waitForRenewal(inProgress);
+			if (this.renewalFailure !== undefined) throw this.renewalFailure;
 			const token = tokenOf(data);
+			if (token === '') return await this.renewAndSend(key, data, undefined, send);
 			let refused: unknown;
 			try {
-				return await send({ preAuthenticationRetryStatusCode: [] });
+				return await send(data, { preAuthenticationRetryStatusCode: [] });
 			} catch (error) {
 				refused = error;
 			}
 			// Only a refused token is worth a renewal; any other failure goes back to the retry loop.
 			if (readFailure(refused).status !== 401) throw refused;
-			return await renewing(token);
+			return await this.renewAndSend(key, data, token, send);
 		};
 
 		// The run's first call goes alone, so that a missing or expired token is renewed once for
 		// the run; runs wait for one another only while one of them renews.
 		if (!this.firstCall) {
-			const hasToken = tokenOf(data) !== '';
-			this.firstCall = hasToken ? sendRenewingIfRefused() : renewing();
+			this.firstCall = sendRenewingIfRefused();
 			return (await this.firstCall) as IN8nHttpFullResponse;
 		}
 		await this.firstCall.catch(() => undefined);
 		return await sendRenewingIfRefused();
+	}
+
+	/** A renewal's token; its failure fails this run's remaining requests too, without asking again. */
+	private async waitForRenewal(renewal: Promise<string>): Promise<string> {
+		const outcome = await renewal.then(
+			(token) => ({ token, failure: undefined }),
+			(error: unknown) => ({ token: undefined, failure: error }),
+		);
+		if (outcome.token !== undefined) return outcome.token;
+		this.renewalFailure ??= outcome.failure;
+		throw outcome.failure;
+	}
+
+	/**
+	 * Renews the token (one renewal per credential at a time) and sends the request with it. The
+	 * stored credential is read first: another run or process may have stored a new token, which
+	 * is then used instead of fetching one more. The renewal works on a copy of the credential, so
+	 * that no other request ever sees it without a token; the new token is shared once it exists.
+	 */
+	private async renewAndSend(
+		key: string,
+		data: ICredentialDataDecryptedObject,
+		refusedToken: string | undefined,
+		send: (
+			credentialData: ICredentialDataDecryptedObject,
+			additional: IAdditionalCredentialOptions,
+		) => Promise<IN8nHttpFullResponse>,
+	): Promise<IN8nHttpFullResponse> {
+		for (let inProgress = renewals.get(key); inProgress; inProgress = renewals.get(key)) {
+			const token = await this.waitForRenewal(inProgress);
+			if (token !== refusedToken) {
+				data.accessToken = token;
+				return await send(data, {});
+			}
+		}
+		let settle: { resolve: (token: string) => void; reject: (error: unknown) => void } = {
+			resolve: () => {},
+			reject: () => {},
+		};
+		const renewal = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+		renewal.catch(() => undefined);
+		renewals.set(key, renewal);
+		try {
+			const fresh: ICredentialDataDecryptedObject = { ...data };
+			let response: IN8nHttpFullResponse | undefined;
+			let failure: unknown;
+			try {
+				Object.assign(fresh, await this.context.getCredentials(CREDENTIAL_TYPE));
+				if (refusedToken !== undefined && tokenOf(fresh) === refusedToken) fresh.accessToken = '';
+				response = await send(fresh, {});
+			} catch (error) {
+				failure = error;
+			}
+			const token = tokenOf(fresh);
+			if (token !== '' && token !== refusedToken) {
+				data.accessToken = token;
+				settle.resolve(token);
+			} else {
+				this.renewalFailure ??= failure;
+				settle.reject(failure);
+			}
+			if (response) return response;
+			throw failure;
+		} finally {
+			if (renewals.get(key) === renewal) renewals.delete(key);
+		}
 	}
 
 	/**
