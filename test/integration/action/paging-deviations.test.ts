@@ -46,7 +46,10 @@ describe('Get Many against a list that pages differently from the contract', () 
 	});
 
 	test('a list that ignores page but reports its total: a clear error within one round of parallel pages', async () => {
-		const { result, requests } = await returnAllUnder({ mode: 'ignore-page', totalItems: 'reported' });
+		const { result, requests } = await returnAllUnder({
+			mode: 'ignore-page',
+			totalItems: 'reported',
+		});
 
 		expect(result.error?.message).toBe(PAGES_DIFFER);
 		expect(result.error?.description).toContain('repeated records that earlier pages had given');

@@ -145,7 +145,12 @@ describe('the renewal lock', () => {
 		// the others wait 300 ms before they are served. The token expires just after the second
 		// item was served: the next ones are refused and one of them renews (the identity service
 		// takes 400 ms), and the second item's worker starts its next item during that renewal.
-		testbed.sim.faults.add({ route: 'invoices.get', latencyMs: 500, afterHandling: true, times: 2 });
+		testbed.sim.faults.add({
+			route: 'invoices.get',
+			latencyMs: 500,
+			afterHandling: true,
+			times: 2,
+		});
 		testbed.sim.faults.add({ route: 'invoices.get', latencyMs: 300 });
 		testbed.sim.faults.add({ route: 'token', latencyMs: 400 });
 		const running = run(
@@ -153,7 +158,10 @@ describe('the renewal lock', () => {
 			{ ...getInvoices, options: { concurrency: 8 } },
 			{ input: inputOf(24), credential },
 		);
-		while (testbed.sim.log.count('invoices.get') < 1 || testbed.sim.log.inFlight('invoices.get') < 8) {
+		while (
+			testbed.sim.log.count('invoices.get') < 1 ||
+			testbed.sim.log.inFlight('invoices.get') < 8
+		) {
 			await new Promise((resolve) => setTimeout(resolve, 2));
 		}
 		testbed.sim.clock.advance(61 * 60 * 1000);
