@@ -150,6 +150,11 @@ export interface Simulator {
 	 * differently from the contract; undefined restores the contract's paging.
 	 */
 	setListPagingDeviation(deviation: ListPagingDeviation | undefined): void;
+	/**
+	 * Makes a subscription create commit late: it answers at once, but the subscription exists
+	 * only `ms` later (real time). undefined: at once again.
+	 */
+	setCreateCommitDelay(ms: number | undefined): void;
 	faults: {
 		add(rule: FaultRule): ActiveFault;
 		remove(id: string): boolean;
@@ -219,7 +224,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		options.delivery,
 	);
 	const urls = { service: '' };
-	const listing: { pageSize?: number; deviation?: ListPagingDeviation } = {};
+	const listing: { pageSize?: number; deviation?: ListPagingDeviation; commitDelayMs?: number } =
+		{};
 	const routeContext = {
 		clock,
 		clients,
@@ -233,6 +239,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		serviceUrl: () => urls.service,
 		subscriptionListPageSize: () => listing.pageSize,
 		listPagingDeviation: () => listing.deviation,
+		createCommitDelayMs: () => listing.commitDelayMs,
 	};
 
 	const sockets = new Set<Socket>();
@@ -352,6 +359,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 				throw new Error('The subscription list page size must be a whole number of at least 1.');
 			}
 			listing.pageSize = pageSize;
+		},
+		setCreateCommitDelay: (ms) => {
+			if (ms !== undefined && !(Number.isFinite(ms) && ms >= 0)) {
+				throw new Error('The commit delay must be a number of milliseconds of at least 0.');
+			}
+			listing.commitDelayMs = ms;
 		},
 		setListPagingDeviation: (deviation) => {
 			listing.deviation = deviation === undefined ? undefined : { ...deviation };

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /**
  * Request handling of the identity service and the service API: routing (paths from the contract
  * module), fault injection, authentication, the handlers and the request log.
@@ -25,6 +25,7 @@
  * - issuedFrom and issuedTo are inclusive bounds on issueDate; issuedFrom after issuedTo is a 400.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 
 import {
@@ -86,6 +87,11 @@ export interface RouteContext {
 	secretRecord?: SecretRecord;
 	/** When set, the subscription list answers the page envelope with this default page size. */
 	subscriptionListPageSize: () => number | undefined;
+	/**
+	 * When set, a create answers at once but the subscription exists (is listed, delivers) only
+	 * this many ms later: a service that commits late (a test switch).
+	 */
+	createCommitDelayMs: () => number | undefined;
 	/** When set, the invoice and asset lists page differently from the contract (a test switch). */
 	listPagingDeviation: () => ListPagingDeviation | undefined;
 	/** The production service URL, for Location headers. */
@@ -586,10 +592,16 @@ function createSubscription(
 	if (!validation.ok) {
 		return serviceError(400, validation.code, validation.message, validation.details);
 	}
-	const subscription = ctx.subscriptions.create(validation.value, ctx.clock.timestamp(), clientId);
-	for (const secret of secretsOfUrl(subscription.notificationUrl)) {
+	for (const secret of secretsOfUrl(validation.value.notificationUrl)) {
 		ctx.secretRecord?.note('deliveryKey', secret);
 	}
+	const commitDelayMs = ctx.createCommitDelayMs();
+	const id = randomUUID();
+	const commit = () =>
+		ctx.subscriptions.create(validation.value, ctx.clock.timestamp(), clientId, id);
+	if (commitDelayMs === undefined) commit();
+	else setTimeout(commit, commitDelayMs).unref();
+	const subscription = { id };
 	return {
 		status: 201,
 		body: subscription.id,

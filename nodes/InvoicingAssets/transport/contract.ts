@@ -364,6 +364,33 @@ export function readSubscriptionListPage(
  */
 export const SUBSCRIPTION_NOT_FOUND_ERROR = 'subscription_not_found';
 
+/**
+ * assumed: a subscription whose create call failed on the way (a timeout, a lost answer, a 5xx)
+ * but that the service made all the same shows in the list within these waits (ms, one after
+ * the other), so the trigger looks again after each before it concludes that none was made.
+ */
+export const LATE_CREATE_RECHECK_DELAYS_MS = [1000, 2000, 4000];
+
+/**
+ * The moment from which a subscription can deliver no more: when its API key has expired. spec:
+ * a key stops working on its expiry date, at most twelve months after its creation (so at most
+ * twelve months after the subscription's). assumed: the deliveries of its subscriptions stop with
+ * it, and a subscription belongs to the key that created it (another key gets 404 for it).
+ * undefined when neither date is known.
+ */
+export function subscriptionEndsBy(
+	createdAt: string | undefined,
+	keyExpiresOn: string | undefined,
+): Date | undefined {
+	const expiry = keyExpiresOn === undefined ? Number.NaN : Date.parse(keyExpiresOn);
+	if (!Number.isNaN(expiry)) return new Date(expiry);
+	const created = createdAt === undefined ? Number.NaN : Date.parse(createdAt);
+	if (Number.isNaN(created)) return undefined;
+	const latest = new Date(created);
+	latest.setUTCMonth(latest.getUTCMonth() + API_KEY_MAX_LIFETIME_MONTHS);
+	return latest;
+}
+
 /** spec: a delivery URL must be HTTPS (TLS 1.2 or later). */
 export const NOTIFICATION_URL_PROTOCOL = 'https:';
 
