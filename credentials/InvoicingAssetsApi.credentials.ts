@@ -30,7 +30,7 @@ import {
 	tokenRequestForm,
 } from '../nodes/InvoicingAssets/transport/contract';
 import { readFailure, type HttpFailure } from '../nodes/InvoicingAssets/transport/errors';
-import { DEFAULT_RETRY_POLICY, nextRetryDelayMs } from '../nodes/InvoicingAssets/transport/retry';
+import { nextRetryDelayMs, TOKEN_RETRY_POLICY } from '../nodes/InvoicingAssets/transport/retry';
 
 const TOKEN_REQUEST_TIMEOUT_MS = 30_000;
 
@@ -223,7 +223,7 @@ export class InvoicingAssetsApi implements ICredentialType {
 				'POST',
 				attempt,
 				elapsedMs,
-				DEFAULT_RETRY_POLICY,
+				TOKEN_RETRY_POLICY,
 				TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT,
 			);
 			retried =

@@ -73,7 +73,10 @@ export async function identityFaultsCheck(ctx: RunContext) {
 					).length;
 					if (run.error || right !== list.length) {
 						failed += list.length - right;
-						const message = run.error?.message ?? String(run.items[0]?.json.error ?? '');
+						const failedItem = run.items.find((item) => item.json.error !== undefined)?.json;
+						const message = run.error
+							? `${run.error.message} ${run.error.description ?? ''}`
+							: `${String(failedItem?.error ?? '')} ${String(failedItem?.details ?? '')}`;
 						ctx.errorMessages.push(message);
 						failures.push(`minute ${minute}: ${printable(message.slice(0, 160))}`);
 					}

@@ -23,6 +23,12 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 	maxDelayMs: 8_000,
 };
 
+/**
+ * The token request is retried within the same time bound but more often: one refused renewal
+ * fails every request of the run, and asking for a token again is harmless.
+ */
+export const TOKEN_RETRY_POLICY: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 8 };
+
 const IDEMPOTENT_METHODS: IHttpRequestMethods[] = ['GET', 'HEAD', 'PUT', 'DELETE'];
 
 /**

@@ -1,4 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals */
+import { TOKEN_RETRY_POLICY } from '../../../nodes/InvoicingAssets/transport/retry';
 import { credentialFor } from '../../harness/testbed';
 import { expectNoSecrets, jsonOf, run, useTestbed } from './helpers';
 
@@ -180,7 +181,7 @@ describe('the renewal lock', () => {
 	test('a renewal that fails fails the waiting items with its error, without each asking again', async () => {
 		const { testbed } = bed;
 		const credential = testbed.harness.addCredential(credentialFor(testbed.sim));
-		testbed.sim.faults.add({ route: 'token', status: 503 });
+		testbed.sim.faults.add({ route: 'token', status: 503, retryAfter: 0 });
 		const result = await run(
 			testbed,
 			{ ...getInvoices, options: { concurrency: 4 } },
@@ -192,7 +193,7 @@ describe('the renewal lock', () => {
 			Array(12).fill('The identity service refused the token request (HTTP 503)'),
 		);
 		// One renewal: its own bounded retries, not one series per item.
-		expect(testbed.sim.log.count('token')).toBe(5);
+		expect(testbed.sim.log.count('token')).toBe(TOKEN_RETRY_POLICY.maxAttempts);
 		expect(testbed.sim.log.count('invoices.get')).toBe(0);
 	});
 });
