@@ -8,7 +8,7 @@ import type {
 	INodeProperties,
 	Icon,
 } from 'n8n-workflow';
-import { UserError } from 'n8n-workflow';
+import { sleep, UserError } from 'n8n-workflow';
 
 import {
 	expiredApiKeyMessage,
@@ -23,11 +23,14 @@ import {
 	SCOPE_SUFFIX,
 	GRANT_PATH,
 	isHttpsAddress,
+	TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT,
 	paths,
 	readAccessToken,
 	readIdentityError,
 	tokenRequestForm,
 } from '../nodes/InvoicingAssets/transport/contract';
+import { readFailure, type HttpFailure } from '../nodes/InvoicingAssets/transport/errors';
+import { nextRetryDelayMs, TOKEN_RETRY_POLICY } from '../nodes/InvoicingAssets/transport/retry';
 
 const TOKEN_REQUEST_TIMEOUT_MS = 30_000;
 
@@ -181,29 +184,64 @@ export class InvoicingAssetsApi implements ICredentialType {
 			scope,
 		);
 
-		let response: IN8nHttpFullResponse;
-		try {
-			response = (await this.helpers.httpRequest({
-				method: 'POST',
-				url: `${identityUrl}${GRANT_PATH}`,
-				headers: {
-					'Content-Type': 'application/x-www-form-urlencoded',
-					Accept: JSON_MEDIA_TYPE,
-				},
-				body: new URLSearchParams({ ...form }).toString(),
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				timeout: TOKEN_REQUEST_TIMEOUT_MS,
-				// A redirect would carry the client secret to another address.
-				disableFollowRedirect: true,
-			})) as IN8nHttpFullResponse;
-		} catch (error) {
-			// The request error carries the form, secret included, so only its message is kept.
-			throw credentialError(
-				'The identity service could not be reached',
-				`Check the Identity Service URL (${identityUrl}). The connection failed: ${(error as Error).message}`,
+		// Retried like a read (asking for a token twice is harmless), within the same bounds; a
+		// refused client ID or secret is an answer, not a fault, and is not retried.
+		const started = Date.now();
+		let retried = '';
+		let answer: IN8nHttpFullResponse;
+		for (let attempt = 1; ; attempt++) {
+			let response: IN8nHttpFullResponse | undefined;
+			let failure: HttpFailure;
+			try {
+				response = (await this.helpers.httpRequest({
+					method: 'POST',
+					url: `${identityUrl}${GRANT_PATH}`,
+					headers: {
+						'Content-Type': 'application/x-www-form-urlencoded',
+						Accept: JSON_MEDIA_TYPE,
+					},
+					body: new URLSearchParams({ ...form }).toString(),
+					returnFullResponse: true,
+					ignoreHttpStatusErrors: true,
+					timeout: TOKEN_REQUEST_TIMEOUT_MS,
+					// A redirect would carry the client secret to another address.
+					disableFollowRedirect: true,
+				})) as IN8nHttpFullResponse;
+				failure = { status: response.statusCode, headers: response.headers, message: '' };
+			} catch (error) {
+				// The request error carries the form, secret included: only its code and message are read.
+				response = undefined;
+				failure = readFailure(error);
+			}
+			if (response && response.statusCode < 300) {
+				answer = response;
+				break;
+			}
+			const elapsedMs = Date.now() - started;
+			const delay = nextRetryDelayMs(
+				failure,
+				'POST',
+				attempt,
+				elapsedMs,
+				TOKEN_RETRY_POLICY,
+				TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT,
 			);
+			retried =
+				attempt > 1 ? ` Tried ${attempt} times over ${Math.round(elapsedMs / 1000)} s.` : '';
+			if (delay !== undefined) {
+				await sleep(delay);
+				continue;
+			}
+			if (!response) {
+				throw credentialError(
+					'The identity service could not be reached',
+					`Check the Identity Service URL (${identityUrl}). The connection failed: ${failure.message}.${retried}`,
+				);
+			}
+			answer = response;
+			break;
 		}
+		const response = answer;
 
 		if (response.statusCode >= 200 && response.statusCode < 300) {
 			const accessToken = readAccessToken(response.body);
@@ -233,11 +271,13 @@ export class InvoicingAssetsApi implements ICredentialType {
 				`Use the API resource identifier exactly as the identity portal gives it, ending with ${SCOPE_SUFFIX}.`,
 			);
 		}
+		const said =
+			identityError?.error_description ??
+			identityError?.error ??
+			'Check the Identity Service URL, the Scope and the API key.';
 		throw credentialError(
 			`The identity service refused the token request (HTTP ${response.statusCode})`,
-			identityError?.error_description ??
-				identityError?.error ??
-				'Check the Identity Service URL, the Scope and the API key.',
+			`${said}${retried}`,
 		);
 	}
 

@@ -69,6 +69,8 @@ export interface TriggerHostOptions {
 	 * test the HTTPS guard. The listener's own https://localhost:<port>/ unless given.
 	 */
 	publicUrl?: string;
+	/** The workflow's ID ('trigger-workflow' unless given), e.g. for a second, imported workflow. */
+	workflowId?: string;
 }
 
 export interface HookCall {
@@ -138,6 +140,8 @@ export class TriggerHost {
 
 	readonly node: INode;
 
+	readonly workflowId: string;
+
 	readonly hookCalls: HookCall[] = [];
 
 	readonly requests: HandledRequest[] = [];
@@ -160,6 +164,7 @@ export class TriggerHost {
 		private publicBase: string,
 		options: TriggerHostOptions,
 	) {
+		this.workflowId = options.workflowId ?? WORKFLOW_ID;
 		this.node = {
 			id: randomUUID(),
 			name: options.nodeName ?? 'Invoicing & Assets Trigger',
@@ -269,6 +274,11 @@ export class TriggerHost {
 
 	get listening(): boolean {
 		return this.testRegistration !== undefined;
+	}
+
+	/** Replaces the saved workflow static data, as importing a workflow with its static data does. */
+	importStaticData(staticData: IDataObject) {
+		this.database = clone(staticData);
 	}
 
 	setParameters(parameters: IDataObject) {
@@ -432,13 +442,13 @@ export class TriggerHost {
 		const path = this.description()
 			.path.trim()
 			.replace(/^\/+|\/+$/g, '');
-		return NodeHelpers.getNodeWebhookPath(WORKFLOW_ID, this.node, path, false, false);
+		return NodeHelpers.getNodeWebhookPath(this.workflowId, this.node, path, false, false);
 	}
 
 	/** A Workflow over a copy of `staticData`, or over `staticData` itself (as n8n shares it). */
 	private workflow(staticData: IDataObject, share = false): Workflow {
 		return new Workflow({
-			id: WORKFLOW_ID,
+			id: this.workflowId,
 			name: 'Trigger workflow',
 			nodes: [{ ...this.node, parameters: clone(this.node.parameters as IDataObject) } as INode],
 			connections: {},
@@ -450,7 +460,7 @@ export class TriggerHost {
 
 	private workflowBase(): IWorkflowBase {
 		return {
-			id: WORKFLOW_ID,
+			id: this.workflowId,
 			name: 'Trigger workflow',
 			active: true,
 			isArchived: false,
@@ -477,7 +487,7 @@ export class TriggerHost {
 			node: this.node.name,
 			path: this.webhookPath(),
 			webhookDescription: this.description(),
-			workflowId: WORKFLOW_ID,
+			workflowId: this.workflowId,
 			workflowExecuteAdditionalData: this.additionalData(mode),
 			isTest: kind === 'test' ? true : undefined,
 		};

@@ -1,6 +1,7 @@
 import type { INodeCredentialsDetails } from 'n8n-workflow';
 
 import { credentialFor, secretsOf, startTestbed, type Testbed } from '../harness/testbed';
+import { TOKEN_RETRY_POLICY } from '../../nodes/InvoicingAssets/transport/retry';
 import { expectNoSecret } from '../harness/secrets';
 
 const MINUTE = 60_000;
@@ -253,6 +254,45 @@ describe('credential errors', () => {
 		expect(testbed.sim.log.count('token')).toBe(1);
 		expect(testbed.sim.log.count('unknown')).toBe(0);
 		expectNoSecretIn(error);
+	});
+});
+
+describe('identity-service faults: the token request is retried like a read', () => {
+	test.each([
+		['503 twice', { status: 503, times: 2 }, 3],
+		['a 429 with Retry-After', { status: 429, retryAfter: 1, times: 1 }, 2],
+		['a lost connection', { drop: true, times: 1 }, 2],
+		['a 502 after the token was issued', { status: 502, afterHandling: true, times: 1 }, 2],
+	])('%s: the run succeeds', async (_, fault, tokenRequests) => {
+		testbed.sim.faults.add({ route: 'token', ...fault });
+		const started = Date.now();
+		const { error } = await callService(newCredential());
+
+		expect(error).toBeUndefined();
+		expect(testbed.sim.log.count('token')).toBe(tokenRequests);
+		expect(testbed.sim.log.count('subscriptions.list', { status: 200 })).toBe(1);
+		if ('retryAfter' in fault) expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+	});
+
+	test('an identity service that keeps failing: a bounded number of attempts, then a clear error', async () => {
+		// Retry-After 0, so that the attempts come at once.
+		testbed.sim.faults.add({ route: 'token', status: 503, retryAfter: 0 });
+		const { error } = await callService(newCredential());
+
+		expect(error?.message).toBe('The identity service refused the token request (HTTP 503)');
+		expect(error?.description).toContain(`Tried ${TOKEN_RETRY_POLICY.maxAttempts} times`);
+		expect(testbed.sim.log.count('token')).toBe(TOKEN_RETRY_POLICY.maxAttempts);
+		expect(testbed.sim.log.count('subscriptions.list')).toBe(0);
+		expectNoSecretIn(error);
+	});
+
+	test('a refused client ID or secret is not retried, even after a fault', async () => {
+		testbed.sim.faults.add({ route: 'token', status: 503, times: 1 });
+		const { error } = await callService(newCredential({ clientSecret: 'not-the-secret-at-all' }));
+
+		expect(error?.message).toBe('The identity service rejected the client ID or secret');
+		expect(testbed.sim.log.count('token', { status: 503 })).toBe(1);
+		expect(testbed.sim.log.count('token', { status: 401 })).toBe(1);
 	});
 });
 

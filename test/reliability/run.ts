@@ -42,6 +42,7 @@ import { pollingSoakCheck } from './polling';
 import { Report } from './report';
 import { defaultModeCyclesCheck, soakCheck } from './soak';
 import { CI_SIZES, FULL_SIZES, OWN_OUTPUT_FILE, printable, type RunContext } from './support';
+import { identityFaultsCheck, leftoversCheck } from './leftovers';
 import { tokenCheck } from './token';
 import { versusHttpRequestCheck } from './versus-http-request';
 
@@ -58,9 +59,11 @@ const CHECKS: Check[] = [
 	{ id: 'deliveries', item: '2 deliveries', usesMainN8n: true, run: deliveriesCheck },
 	{ id: 'versus', item: '3 vs HTTP Request', usesMainN8n: true, run: versusHttpRequestCheck },
 	{ id: 'token', item: '5 token', usesMainN8n: true, run: tokenCheck },
+	{ id: 'token-faults', item: '5 token', usesMainN8n: false, run: identityFaultsCheck },
 	{ id: 'publish', item: '1 soak', usesMainN8n: true, run: defaultModeCyclesCheck },
 	{ id: 'soak', item: '1 soak', usesMainN8n: false, run: soakCheck },
 	{ id: 'polling', item: '8 polling', usesMainN8n: false, run: pollingSoakCheck },
+	{ id: 'leftovers', item: '1 soak', usesMainN8n: false, run: leftoversCheck },
 	{ id: 'hygiene', item: '7 secrets', usesMainN8n: false, run: hygieneCheck },
 ];
 

@@ -17,6 +17,7 @@ import type {
 	EmittedEventJson,
 	FaultRule,
 	IssueInvoiceInput,
+	ListPagingDeviation,
 	LogResponse,
 	RequestLogFilter,
 	SimulatorState,
@@ -160,6 +161,14 @@ export class SimulatorControlClient {
 
 	waitForDeliveries(timeoutMs?: number): Promise<void> {
 		return this.call('POST', '/control/deliveries/wait', { timeoutMs });
+	}
+
+	/** Test switches: deliberate contract deviations; null restores the contract. */
+	setDeviations(deviations: {
+		listPaging?: ListPagingDeviation | null;
+		createCommitDelayMs?: number | null;
+	}): Promise<void> {
+		return this.call('POST', '/control/deviations', deviations);
 	}
 
 	seed(options: {

@@ -28,6 +28,9 @@
  *   POST   /control/deliveries/options        Partial<DeliveryOptions> -> DeliveryOptions
  *   POST   /control/deliveries/wait           { timeoutMs? } -> 204 once none is in flight
  *   POST   /control/seed                      { invoices?, assets?, seed? } -> counts
+ *   POST   /control/deviations                { listPaging?: ListPagingDeviation | null,
+ *                                               createCommitDelayMs?: number | null } -> 204
+ *                                             (test switches; null restores the contract)
  * Errors: `{ code, message, details }` with 400 (bad input) or 404.
  */
 import type { IncomingMessage, ServerResponse } from '../tools/node-apis';
@@ -45,6 +48,7 @@ import {
 	type EmittedEventJson,
 	type Environment,
 	type FaultRule,
+	type ListPagingDeviation,
 	type LoggedRoute,
 	type RequestLogFilter,
 } from './types';
@@ -203,6 +207,19 @@ async function handleControl(sim: Simulator, req: IncomingMessage): Promise<SimR
 			}
 			return notFound();
 
+		case 'POST deviations':
+			if ('listPaging' in body) {
+				sim.setListPagingDeviation(readListPaging(body.listPaging));
+			}
+			if ('createCommitDelayMs' in body) {
+				sim.setCreateCommitDelay(
+					body.createCommitDelayMs === null
+						? undefined
+						: optionalNumber(body.createCommitDelayMs, 'createCommitDelayMs'),
+				);
+			}
+			return { status: 204 };
+
 		case 'POST seed':
 			return ok(
 				sim.seed({
@@ -272,6 +289,21 @@ function readLogFilter(query: URLSearchParams): RequestLogFilter {
 	const environment = query.get('environment');
 	if (environment !== null) filter.environment = environment as Environment;
 	return filter;
+}
+
+function readListPaging(value: unknown): ListPagingDeviation | undefined {
+	if (value === null || value === undefined) return undefined;
+	const deviation = value as Record<string, unknown>;
+	if (deviation.mode === 'ignore-paging') return { mode: 'ignore-paging' };
+	if (
+		deviation.mode === 'ignore-page' &&
+		(deviation.totalItems === 'reported' || deviation.totalItems === 'null')
+	) {
+		return { mode: 'ignore-page', totalItems: deviation.totalItems };
+	}
+	throw new Error(
+		"listPaging must be null, { mode: 'ignore-paging' } or { mode: 'ignore-page', totalItems: 'reported' | 'null' }.",
+	);
 }
 
 function optionalString(value: unknown, name: string): string | undefined {

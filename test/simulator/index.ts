@@ -65,6 +65,7 @@ import type {
 	FaultRule,
 	IssuedInvoice,
 	IssueInvoiceInput,
+	ListPagingDeviation,
 	LoggedRoute,
 	RequestLogEntry,
 	RequestLogFilter,
@@ -132,6 +133,8 @@ export interface SimulatorRequestLog {
 	tokensIssued(): number;
 	/** The most requests on `route` handled at the same time since the last reset. */
 	peakInFlight(route: LoggedRoute): number;
+	/** Requests on `route` being handled now. */
+	inFlight(route: LoggedRoute): number;
 	reset(): void;
 }
 
@@ -192,6 +195,16 @@ export interface Simulator {
 	 * request asks otherwise; undefined restores the contract's bare array.
 	 */
 	setSubscriptionListPageSize(pageSize: number | undefined): void;
+	/**
+	 * DELIBERATE CONTRACT DEVIATION (test switch): makes the invoice and asset lists page
+	 * differently from the contract; undefined restores the contract's paging.
+	 */
+	setListPagingDeviation(deviation: ListPagingDeviation | undefined): void;
+	/**
+	 * Makes a subscription create commit late: it answers at once, but the subscription exists
+	 * only `ms` later (real time). undefined: at once again.
+	 */
+	setCreateCommitDelay(ms: number | undefined): void;
 	faults: {
 		add(rule: FaultRule): ActiveFault;
 		remove(id: string): boolean;
@@ -263,7 +276,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		contract,
 	);
 	const urls = { service: '' };
-	const listing: { pageSize?: number } = {};
+	const listing: { pageSize?: number; deviation?: ListPagingDeviation; commitDelayMs?: number } =
+		{};
 	const routeContext = {
 		clock,
 		clients,
@@ -278,6 +292,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		serviceUrl: () => urls.service,
 		subscriptionListPageSize: () => listing.pageSize,
 		onRequest: options.onRequest,
+		listPagingDeviation: () => listing.deviation,
+		createCommitDelayMs: () => listing.commitDelayMs,
 	};
 
 	const sockets = new Set<Socket>();
@@ -426,6 +442,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			}
 			listing.pageSize = pageSize;
 		},
+		setCreateCommitDelay: (ms) => {
+			if (ms !== undefined && !(Number.isFinite(ms) && ms >= 0)) {
+				throw new Error('The commit delay must be a number of milliseconds of at least 0.');
+			}
+			listing.commitDelayMs = ms;
+		},
+		setListPagingDeviation: (deviation) => {
+			listing.deviation = deviation === undefined ? undefined : { ...deviation };
+		},
 		faults: {
 			add: (rule) => faults.add(rule),
 			remove: (id) => faults.remove(id),
@@ -438,6 +463,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			entries: (filter) => log.entries(filter),
 			tokensIssued: () => log.tokensIssued(),
 			peakInFlight: (route) => log.peakInFlight(route),
+			inFlight: (route) => log.open(route),
 			reset: () => log.reset(),
 		},
 		secrets: () => secretRecord.all(),

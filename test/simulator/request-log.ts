@@ -28,6 +28,11 @@ export class RequestLog {
 		this.peaks.set(route, Math.max(now, this.peaks.get(route) ?? 0));
 	}
 
+	/** Requests on `route` being handled now. */
+	open(route: LoggedRoute): number {
+		return this.inFlight.get(route) ?? 0;
+	}
+
 	/** The most requests on `route` handled at the same time since the last reset. */
 	peakInFlight(route: LoggedRoute): number {
 		return this.peaks.get(route) ?? 0;

@@ -24,7 +24,14 @@
  * - issuedFrom and issuedTo are inclusive bounds on issueDate; issuedFrom after issuedTo is a 400.
  *   updatedFrom and updatedTo (invoices and assets) are inclusive bounds on updatedAt, likewise.
  */
-import { type IncomingMessage, performance, type ServerResponse } from '../tools/node-apis';
+import { randomUUID } from 'node:crypto';
+
+import {
+	type IncomingMessage,
+	performance,
+	type ServerResponse,
+	setTimeout,
+} from '../tools/node-apis';
 
 import {
 	ASSET_STATUSES,
@@ -69,6 +76,7 @@ import type {
 	ActiveFault,
 	ArrivingRequest,
 	Environment,
+	ListPagingDeviation,
 	RequestLogEntry,
 	RouteName,
 } from './types';
@@ -92,6 +100,13 @@ export interface RouteContext {
 	secretRecord?: SecretRecord;
 	/** When set, the subscription list answers the page envelope with this default page size. */
 	subscriptionListPageSize: () => number | undefined;
+	/**
+	 * When set, a create answers at once but the subscription exists (is listed, delivers) only
+	 * this many ms later: a service that commits late (a test switch).
+	 */
+	createCommitDelayMs: () => number | undefined;
+	/** When set, the invoice and asset lists page differently from the contract (a test switch). */
+	listPagingDeviation: () => ListPagingDeviation | undefined;
 	/** The production service URL, for Location headers. */
 	serviceUrl: () => string;
 	/** Told of each request as it arrives (SimulatorOptions.onRequest). */
@@ -252,6 +267,7 @@ async function handle(
 		}
 		entry.status = response ? response.status : null;
 		entry.errorCode = response ? errorCodeOf(response) : null;
+		if (response?.deviation) entry.deviation = response.deviation;
 		entry.clientId = info.clientId;
 		entry.environment = info.environment;
 		entry.durationMs = Math.round((performance.now() - started) * 10) / 10;
@@ -314,6 +330,10 @@ async function handle(
 			entry.fault = 'drop';
 			req.socket.destroy();
 			return finish(null);
+		}
+		if (lateFault.status === undefined) {
+			entry.fault = 'latency';
+			return finish(answer);
 		}
 		entry.fault = 'status';
 		return finish(faultResponse(listener, lateFault));
@@ -526,7 +546,9 @@ function handleService(
 			const filters = query.filters as InvoiceFilters;
 			const bad = checkInvoiceFilters(filters);
 			if (bad) return bad;
-			return { status: 200, body: ctx.data.listInvoices(filters, query.page, query.pageSize) };
+			return deviatingList(ctx, query, (page, pageSize) =>
+				ctx.data.listInvoices(filters, page, pageSize),
+			);
 		}
 		case 'assets.list': {
 			const query = readListQuery(search, ASSET_FILTERS);
@@ -537,11 +559,45 @@ function handleService(
 			}
 			const badRange = checkTimeRange({ ...filters }, 'updatedFrom', 'updatedTo');
 			if (badRange) return badRange;
-			return { status: 200, body: ctx.data.listAssets(filters, query.page, query.pageSize) };
+			return deviatingList(ctx, query, (page, pageSize) =>
+				ctx.data.listAssets(filters, page, pageSize),
+			);
 		}
 		default:
 			return serviceError(404, 'not_found', 'No such endpoint.');
 	}
+}
+
+/**
+ * A page of the invoice or asset list: as the contract says, or under a deliberate deviation
+ * (ListPagingDeviation), marked as such with `deviation` so that contract validation can exempt it.
+ */
+function deviatingList(
+	ctx: RouteContext,
+	query: { page: number; pageSize: number },
+	list: (page: number, pageSize: number) => { items: unknown[]; totalItems: number },
+): SimResponse {
+	const deviation = ctx.listPagingDeviation();
+	if (!deviation) return { status: 200, body: list(query.page, query.pageSize) };
+	if (deviation.mode === 'ignore-paging') {
+		const whole = list(FIRST_PAGE, Number.MAX_SAFE_INTEGER);
+		return {
+			status: 200,
+			body: { items: whole.items, page: null, pageSize: null, totalItems: null },
+			deviation: 'list-ignores-paging',
+		};
+	}
+	const first = list(FIRST_PAGE, query.pageSize);
+	return {
+		status: 200,
+		body: {
+			items: first.items,
+			page: query.page,
+			pageSize: query.pageSize,
+			totalItems: deviation.totalItems === 'reported' ? first.totalItems : null,
+		},
+		deviation: `list-ignores-page-total-${deviation.totalItems}`,
+	};
 }
 
 function listSubscriptions(
@@ -585,10 +641,16 @@ function createSubscription(
 	if (!validation.ok) {
 		return serviceError(400, validation.code, validation.message, validation.details);
 	}
-	const subscription = ctx.subscriptions.create(validation.value, ctx.clock.timestamp(), clientId);
-	for (const secret of secretsOfUrl(subscription.notificationUrl)) {
+	for (const secret of secretsOfUrl(validation.value.notificationUrl)) {
 		ctx.secretRecord?.note('deliveryKey', secret);
 	}
+	const commitDelayMs = ctx.createCommitDelayMs();
+	const id = randomUUID();
+	const commit = () =>
+		ctx.subscriptions.create(validation.value, ctx.clock.timestamp(), clientId, id);
+	if (commitDelayMs === undefined) commit();
+	else setTimeout(commit, commitDelayMs).unref();
+	const subscription = { id };
 	return {
 		status: 201,
 		body: subscription.id,

@@ -37,9 +37,14 @@ export class SubscriptionStore {
 		return this.items.size;
 	}
 
-	create(request: SubscriptionRequest, createdAt: string, owner: string): Subscription {
+	create(
+		request: SubscriptionRequest,
+		createdAt: string,
+		owner: string,
+		id: string = randomUUID(),
+	): Subscription {
 		const subscription: Subscription = {
-			id: randomUUID(),
+			id,
 			notificationUrl: request.notificationUrl,
 			eventTypes: request.eventTypes ? [...request.eventTypes] : null,
 			description: request.description,

@@ -62,7 +62,9 @@ export interface FaultRule {
 	drop?: boolean;
 	/**
 	 * Handle the request first (the service does the work), then drop the connection or answer
-	 * `status` instead of the real answer: an answer lost on its way back. Before handling otherwise.
+	 * `status` instead of the real answer: an answer lost on its way back; with `latencyMs` alone,
+	 * the real answer after that wait (a slow answer to a request already authenticated and done).
+	 * Before handling otherwise.
 	 */
 	afterHandling?: boolean;
 	/** Apply to the next N matching requests only; every matching request otherwise. */
@@ -79,6 +81,21 @@ export interface ActiveFault extends FaultRule {
 	remaining: number | null;
 	hits: number;
 }
+
+/* ------------------------------------------------------------ deviations */
+
+/**
+ * DELIBERATE CONTRACT DEVIATIONS of the invoice and asset lists, to test the package against a
+ * service that pages differently from the contract. Answers made under one carry
+ * `deviation: true` in the route's answer (see routes.ts) so that contract validation can exempt them.
+ * - `ignore-paging`: every answer holds the whole (filtered) list, whatever page and pageSize;
+ *   `page`, `pageSize` and `totalItems` are null.
+ * - `ignore-page`: pageSize is honoured but every answer is page 1; `page` echoes the page asked
+ *   for, and `totalItems` is the real total, or null with `totalItems: 'null'`.
+ */
+export type ListPagingDeviation =
+	| { mode: 'ignore-paging' }
+	| { mode: 'ignore-page'; totalItems: 'reported' | 'null' };
 
 /* -------------------------------------------------------------- request log */
 
@@ -106,6 +123,8 @@ export interface RequestLogEntry {
 	clientId: string | null;
 	environment: Environment | null;
 	fault: 'status' | 'drop' | 'latency' | null;
+	/** The deliberate contract deviation the answer was made under (see SimResponse.deviation). */
+	deviation?: string;
 	durationMs: number;
 }
 

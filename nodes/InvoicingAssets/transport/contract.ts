@@ -47,6 +47,12 @@ export function readAccessToken(body: unknown): string | undefined {
 	return typeof token === 'string' && token.length > 0 ? token : undefined;
 }
 
+/**
+ * assumed: a token request changes nothing at the identity service, so asking twice is harmless:
+ * it is retried like a read (faults, 429/503 with Retry-After, lost connections, timeouts).
+ */
+export const TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT = true;
+
 /** assumed: identity-service errors are OAuth style, `{ error, error_description }`. */
 export interface IdentityError {
 	error: string;
@@ -246,6 +252,22 @@ export const FIRST_PAGE = 1;
 export const MAX_PAGE_SIZE = 100;
 export const pageQuery = (page: number, pageSize: number) => ({ page, pageSize });
 
+/**
+ * assumed: the field that identifies a record of each list, so that a record a list gives again
+ * (on another page) is recognised as the same record.
+ */
+export const LIST_RECORD_KEYS: Readonly<Record<string, string>> = {
+	[paths.invoices]: 'invoiceNumber',
+	[paths.assets]: 'assetId',
+};
+
+/** The identity of a list record: its key field, else the whole record. */
+export function listRecordKey(path: string, record: unknown): string {
+	const field = LIST_RECORD_KEYS[path];
+	const value = field !== undefined && isObject(record) ? record[field] : undefined;
+	return typeof value === 'string' && value !== '' ? value : JSON.stringify(record);
+}
+
 export function readPage<T>(body: unknown): Page<T> | undefined {
 	const parsed = parseJsonIfText(body);
 	if (!isObject(parsed) || !Array.isArray(parsed.items)) return undefined;
@@ -350,6 +372,33 @@ export function readSubscriptionListPage(
  * does not know, says nothing about the subscription.
  */
 export const SUBSCRIPTION_NOT_FOUND_ERROR = 'subscription_not_found';
+
+/**
+ * assumed: a subscription whose create call failed on the way (a timeout, a lost answer, a 5xx)
+ * but that the service made all the same shows in the list within these waits (ms, one after
+ * the other), so the trigger looks again after each before it concludes that none was made.
+ */
+export const LATE_CREATE_RECHECK_DELAYS_MS = [1000, 2000, 4000];
+
+/**
+ * The moment from which a subscription can deliver no more: when its API key has expired. spec:
+ * a key stops working on its expiry date, at most twelve months after its creation (so at most
+ * twelve months after the subscription's). assumed: the deliveries of its subscriptions stop with
+ * it, and a subscription belongs to the key that created it (another key gets 404 for it).
+ * undefined when neither date is known.
+ */
+export function subscriptionEndsBy(
+	createdAt: string | undefined,
+	keyExpiresOn: string | undefined,
+): Date | undefined {
+	const expiry = keyExpiresOn === undefined ? Number.NaN : Date.parse(keyExpiresOn);
+	if (!Number.isNaN(expiry)) return new Date(expiry);
+	const created = createdAt === undefined ? Number.NaN : Date.parse(createdAt);
+	if (Number.isNaN(created)) return undefined;
+	const latest = new Date(created);
+	latest.setUTCMonth(latest.getUTCMonth() + API_KEY_MAX_LIFETIME_MONTHS);
+	return latest;
+}
 
 /** spec: a delivery URL must be HTTPS (TLS 1.2 or later). */
 export const NOTIFICATION_URL_PROTOCOL = 'https:';

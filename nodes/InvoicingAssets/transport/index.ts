@@ -17,6 +17,8 @@ import {
 	FIRST_PAGE,
 	isHttpsAddress,
 	JSON_MEDIA_TYPE,
+	listRecordKey,
+	MAX_PAGE_SIZE,
 	pageQuery,
 	paths,
 	readPage,
@@ -59,26 +61,12 @@ export interface ServiceRequest {
 }
 
 /**
- * Token refreshes are serialised per credential within this n8n process: n8n has no lock
- * around preAuthentication, so concurrent requests that all met an expired token would
- * each fetch a new one.
+ * Token renewals in progress in this n8n process, per credential: each resolves to the new token
+ * (or rejects with the renewal's failure). n8n has no lock around preAuthentication, so requests
+ * that all met an expired token would each fetch a new one; here one renews, the others wait for
+ * its token and never send an empty one.
  */
-const tokenQueues = new Map<string, Promise<unknown>>();
-
-async function oneAtATime<T>(key: string, task: () => Promise<T>): Promise<T> {
-	const previous = tokenQueues.get(key) ?? Promise.resolve();
-	const run = previous.then(task, task);
-	const settled = run.then(
-		() => undefined,
-		() => undefined,
-	);
-	tokenQueues.set(key, settled);
-	try {
-		return await run;
-	} finally {
-		if (tokenQueues.get(key) === settled) tokenQueues.delete(key);
-	}
-}
+const renewals = new Map<string, Promise<string>>();
 
 function tokenOf(credentials: ICredentialDataDecryptedObject): string {
 	return String(credentials.accessToken ?? '');
@@ -91,6 +79,9 @@ export class ServiceClient {
 	private sharedCredentialRecord?: Promise<{ key: string; decrypted: ICredentialsDecrypted }>;
 
 	private firstCall?: Promise<unknown>;
+
+	/** A token renewal of this run that failed: the run's later requests fail with it, without asking again. */
+	private renewalFailure?: unknown;
 
 	constructor(
 		private readonly context: ServiceContext,
@@ -163,6 +154,10 @@ export class ServiceClient {
 	 * Reads up to `limit` records (all when undefined), never asking for more than needed. Once
 	 * the first page tells the total, the pages still needed are fetched up to
 	 * PAGE_CONCURRENCY at a time; without a total, or when the list grew meanwhile, page by page.
+	 * A record the list gives again (it shifted while being read) is kept once. A page that brings
+	 * no new record, or more records than asked for while more may remain, means the service
+	 * pages differently from the contract: that is an error, never an endless read or a list of
+	 * repeats.
 	 */
 	async paginate<T>(
 		path: string,
@@ -172,46 +167,97 @@ export class ServiceClient {
 	): Promise<T[]> {
 		const wanted = limit ?? Number.MAX_SAFE_INTEGER;
 		const records: T[] = [];
+		const kept = new Set<string>();
+		const arrived = new Set<string>();
 		const remaining = () => wanted - records.length;
 		if (remaining() <= 0) return records;
+		const keyOf = (record: T) => listRecordKey(path, record);
+		// Checked as each page arrives, so that a service that ignores `page` costs a few requests.
+		const checkArrival = (page: PageRead<T>, asked: { page: number; pageSize: number }) => {
+			const fresh = page.items.filter((record) => !arrived.has(keyOf(record)));
+			for (const record of page.items) arrived.add(keyOf(record));
+			if (page.items.length > 0 && fresh.length === 0) {
+				throw this.pagesDiffer(
+					`Page ${asked.page} repeated records that earlier pages had given already, so the service seems to ignore the “page” argument.`,
+					itemIndex,
+				);
+			}
+		};
+		const take = (page: PageRead<T>, asked: { page: number; pageSize: number }) => {
+			for (const record of page.items) {
+				if (remaining() <= 0) break;
+				const key = keyOf(record);
+				if (kept.has(key)) continue;
+				kept.add(key);
+				records.push(record);
+			}
+			if (page.items.length > asked.pageSize && remaining() > 0 && !page.isLast) {
+				throw this.pagesDiffer(
+					`Page ${asked.page} held ${page.items.length} records where ${asked.pageSize} were asked for, without a total that says it holds them all, so the service seems to ignore the “page” and “pageSize” arguments.`,
+					itemIndex,
+				);
+			}
+		};
+		let consumed = 0;
+		const readNext = async () => {
+			const asked = nextPage(consumed, remaining());
+			const page = await this.readPageAt<T>(path, qs, asked, itemIndex);
+			consumed += page.items.length;
+			checkArrival(page, asked);
+			take(page, asked);
+			return page;
+		};
 
-		let last = await this.readPageAt<T>(path, qs, nextPage(0, remaining()), itemIndex);
-		records.push(...last.items.slice(0, remaining()));
+		let last = await readNext();
 		if (last.isLast) return records;
 
-		if (last.totalItems !== undefined) {
+		if (last.totalItems !== undefined && remaining() > 0) {
 			const planned = Math.min(wanted, last.totalItems);
-			const pages: Array<PageRead<T> | undefined> = [];
-			let cursor = records.length;
+			const pages: Array<
+				{ page: PageRead<T>; asked: { page: number; pageSize: number } } | undefined
+			> = [];
+			let cursor = consumed;
 			let stop = false;
 			// Each worker takes the next page of the plan; a last page or a failure stops them all.
 			const worker = async () => {
 				while (!stop && cursor < planned) {
-					const next = nextPage(cursor, wanted - cursor);
-					cursor += next.pageSize;
+					const asked = nextPage(cursor, wanted - cursor);
+					cursor += asked.pageSize;
 					const slot = pages.push(undefined) - 1;
 					let page: PageRead<T> | undefined;
+					let accepted = false;
 					try {
-						page = await this.readPageAt<T>(path, qs, next, itemIndex);
+						page = await this.readPageAt<T>(path, qs, asked, itemIndex);
+						checkArrival(page, asked);
+						accepted = true;
 					} finally {
-						if (!page || page.isLast) stop = true;
+						if (!accepted || page?.isLast) stop = true;
 					}
-					pages[slot] = page;
+					pages[slot] = { page, asked };
 				}
 			};
 			await Promise.all(Array.from({ length: PAGE_CONCURRENCY }, worker));
-			for (const page of pages) {
-				if (!page) break;
-				records.push(...page.items.slice(0, Math.max(0, remaining())));
-				last = page;
-				if (page.isLast) return records;
+			for (const entry of pages) {
+				if (!entry) break;
+				consumed += entry.page.items.length;
+				take(entry.page, entry.asked);
+				last = entry.page;
+				if (last.isLast) return records;
 			}
 		}
-		while (remaining() > 0 && !last.isLast) {
-			last = await this.readPageAt<T>(path, qs, nextPage(records.length, remaining()), itemIndex);
-			records.push(...last.items.slice(0, remaining()));
-		}
+		while (remaining() > 0 && !last.isLast) last = await readNext();
 		return records;
+	}
+
+	private pagesDiffer(detail: string, itemIndex?: number): NodeOperationError {
+		return new NodeOperationError(
+			this.context.getNode(),
+			'The service pages this list differently from the contract, so the node cannot read it whole',
+			{
+				description: `${detail} Rather than read on without end or return repeated records as the list, the node stopped. To get the first records now, turn off Return All and set a Limit of at most ${MAX_PAGE_SIZE}. The package’s assumptions about the service’s paging are listed under “Service contract” in its README; please report this.`,
+				itemIndex,
+			},
+		);
 	}
 
 	/**
@@ -306,47 +352,109 @@ export class ServiceClient {
 
 	private async sendOnce(options: IHttpRequestOptions): Promise<IN8nHttpFullResponse> {
 		const { key, decrypted } = await this.sharedCredential();
-		const send = async (additional: IAdditionalCredentialOptions) =>
+		const data = decrypted.data as ICredentialDataDecryptedObject;
+		const send = async (
+			credentialData: ICredentialDataDecryptedObject,
+			additional: IAdditionalCredentialOptions,
+		) =>
 			(await this.context.helpers.httpRequestWithAuthentication.call(
 				this.context,
 				CREDENTIAL_TYPE,
 				{ ...options },
-				{ credentialsDecrypted: decrypted, ...additional },
+				{ credentialsDecrypted: { ...decrypted, data: credentialData }, ...additional },
 			)) as IN8nHttpFullResponse;
-		const data = decrypted.data as ICredentialDataDecryptedObject;
-		// One request at a time per credential may renew the token. It first re-reads the stored
-		// credential: the request before it in the queue (of this run or another) may have stored
-		// a new token, which is then used instead of fetching one more. A token the service has
-		// just refused is not sent again: emptied, n8n fetches a new one before the request.
-		const renewing = async (refusedToken?: string) =>
-			await oneAtATime(key, async () => {
-				Object.assign(data, await this.context.getCredentials(CREDENTIAL_TYPE));
-				if (refusedToken !== undefined && tokenOf(data) === refusedToken) data.accessToken = '';
-				return await send({});
-			});
 
 		const sendRenewingIfRefused = async () => {
+			const inProgress = renewals.get(key);
+			if (inProgress) data.accessToken = await this.waitForRenewal(inProgress);
+			if (this.renewalFailure !== undefined) throw this.renewalFailure;
 			const token = tokenOf(data);
+			if (token === '') return await this.renewAndSend(key, data, undefined, send);
 			let refused: unknown;
 			try {
-				return await send({ preAuthenticationRetryStatusCode: [] });
+				return await send(data, { preAuthenticationRetryStatusCode: [] });
 			} catch (error) {
 				refused = error;
 			}
 			// Only a refused token is worth a renewal; any other failure goes back to the retry loop.
 			if (readFailure(refused).status !== 401) throw refused;
-			return await renewing(token);
+			return await this.renewAndSend(key, data, token, send);
 		};
 
 		// The run's first call goes alone, so that a missing or expired token is renewed once for
 		// the run; runs wait for one another only while one of them renews.
 		if (!this.firstCall) {
-			const hasToken = tokenOf(data) !== '';
-			this.firstCall = hasToken ? sendRenewingIfRefused() : renewing();
+			this.firstCall = sendRenewingIfRefused();
 			return (await this.firstCall) as IN8nHttpFullResponse;
 		}
 		await this.firstCall.catch(() => undefined);
 		return await sendRenewingIfRefused();
+	}
+
+	/** A renewal's token; its failure fails this run's remaining requests too, without asking again. */
+	private async waitForRenewal(renewal: Promise<string>): Promise<string> {
+		const outcome = await renewal.then(
+			(token) => ({ token, failure: undefined }),
+			(error: unknown) => ({ token: undefined, failure: error }),
+		);
+		if (outcome.token !== undefined) return outcome.token;
+		this.renewalFailure ??= outcome.failure;
+		throw outcome.failure;
+	}
+
+	/**
+	 * Renews the token (one renewal per credential at a time) and sends the request with it. The
+	 * stored credential is read first: another run or process may have stored a new token, which
+	 * is then used instead of fetching one more. The renewal works on a copy of the credential, so
+	 * that no other request ever sees it without a token; the new token is shared once it exists.
+	 */
+	private async renewAndSend(
+		key: string,
+		data: ICredentialDataDecryptedObject,
+		refusedToken: string | undefined,
+		send: (
+			credentialData: ICredentialDataDecryptedObject,
+			additional: IAdditionalCredentialOptions,
+		) => Promise<IN8nHttpFullResponse>,
+	): Promise<IN8nHttpFullResponse> {
+		for (let inProgress = renewals.get(key); inProgress; inProgress = renewals.get(key)) {
+			const token = await this.waitForRenewal(inProgress);
+			if (token !== refusedToken) {
+				data.accessToken = token;
+				return await send(data, {});
+			}
+		}
+		let settle: { resolve: (token: string) => void; reject: (error: unknown) => void } = {
+			resolve: () => {},
+			reject: () => {},
+		};
+		const renewal = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+		renewal.catch(() => undefined);
+		renewals.set(key, renewal);
+		try {
+			const fresh: ICredentialDataDecryptedObject = { ...data };
+			let response: IN8nHttpFullResponse | undefined;
+			let failure: unknown;
+			try {
+				Object.assign(fresh, await this.context.getCredentials(CREDENTIAL_TYPE));
+				if (refusedToken !== undefined && tokenOf(fresh) === refusedToken) fresh.accessToken = '';
+				response = await send(fresh, {});
+			} catch (error) {
+				failure = error;
+			}
+			const token = tokenOf(fresh);
+			if (token !== '' && token !== refusedToken) {
+				data.accessToken = token;
+				settle.resolve(token);
+			} else {
+				this.renewalFailure ??= failure;
+				settle.reject(failure);
+			}
+			if (response) return response;
+			throw failure;
+		} finally {
+			if (renewals.get(key) === renewal) renewals.delete(key);
+		}
 	}
 
 	/**

@@ -23,6 +23,12 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 	maxDelayMs: 8_000,
 };
 
+/**
+ * The token request is retried within the same time bound but more often: one refused renewal
+ * fails every request of the run, and asking for a token again is harmless.
+ */
+export const TOKEN_RETRY_POLICY: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 8 };
+
 const IDEMPOTENT_METHODS: IHttpRequestMethods[] = ['GET', 'HEAD', 'PUT', 'DELETE'];
 
 /**
@@ -30,8 +36,11 @@ const IDEMPOTENT_METHODS: IHttpRequestMethods[] = ['GET', 'HEAD', 'PUT', 'DELETE
  * transient faults and lost connections are retried only where a repeat is harmless: a create
  * sent twice could make two records.
  */
-export function isRetryable(failure: HttpFailure, method: IHttpRequestMethods): boolean {
-	const harmlessToRepeat = IDEMPOTENT_METHODS.includes(method);
+export function isRetryable(
+	failure: HttpFailure,
+	method: IHttpRequestMethods,
+	harmlessToRepeat = IDEMPOTENT_METHODS.includes(method),
+): boolean {
 	if (failure.status !== undefined) {
 		if (UNPROCESSED_STATUSES.includes(failure.status)) return true;
 		return (
@@ -50,8 +59,11 @@ export function nextRetryDelayMs(
 	attempt: number,
 	elapsedMs: number,
 	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+	harmlessToRepeat?: boolean,
 ): number | undefined {
-	if (attempt >= policy.maxAttempts || !isRetryable(failure, method)) return undefined;
+	if (attempt >= policy.maxAttempts || !isRetryable(failure, method, harmlessToRepeat)) {
+		return undefined;
+	}
 	const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
 	const asked = readRetryAfterMs(retryAfterHeader(failure));
 	const delay = asked ?? backoff * (0.5 + Math.random() / 2);

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { ALL_EVENTS, eventTypeOptions } from '../shared/events';
-import { SEEN_EVENT_LIMIT } from './recentEvents';
+import { SEEN_EVENT_LIMIT, TOTAL_EVENT_LIMIT } from './recentEvents';
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -41,7 +41,7 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'ignoreRepeatedDeliveries',
 				type: 'boolean',
 				default: true,
-				description: `Whether to start the workflow only once per event when the service delivers an event again (it may, until it gets an answer). n8n remembers the last ${SEEN_EVENT_LIMIT} event IDs of the subscription until it restarts.`,
+				description: `Whether to start the workflow only once per event when the service delivers an event again (it may, until it gets an answer). n8n remembers the last ${SEEN_EVENT_LIMIT} event IDs of the subscription, and ${TOTAL_EVENT_LIMIT} across all triggers of the n8n process, until it restarts.`,
 			},
 		],
 	},

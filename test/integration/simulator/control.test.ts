@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 import { request, type Agent } from 'undici';
 
 import { paths, withDeliveryKey } from '../../../nodes/InvoicingAssets/transport/contract';
@@ -213,6 +214,46 @@ describe('control API', () => {
 		const token = await fetchToken(agent, sim);
 		expect((await listInvoices(token)).json.totalItems).toBe(7);
 		await expect(control.seed({ invoices: -1 })).rejects.toMatchObject({ status: 400 });
+	});
+
+	test('deviations: a list that ignores paging (marked in the log), a create committed late; null restores the contract', async () => {
+		const token = await fetchToken(agent, sim);
+		const page2 = () =>
+			call(agent, `${sim.serviceUrl}${paths.invoices}?page=2&pageSize=2`, { token });
+		await control.setDeviations({ listPaging: { mode: 'ignore-page', totalItems: 'null' } });
+		const deviating = await page2();
+		expect(deviating.json.items).toEqual(sim.data.invoices().slice(0, 2));
+		expect(deviating.json).toMatchObject({ page: 2, pageSize: 2, totalItems: null });
+		expect(sim.log.entries({ route: 'invoices.list' }).at(-1)?.deviation).toBe(
+			'list-ignores-page-total-null',
+		);
+		await control.setDeviations({ listPaging: { mode: 'ignore-paging' } });
+		expect((await page2()).json.items).toHaveLength(sim.data.invoices().length);
+		await control.setDeviations({ listPaging: null });
+		const contract = await page2();
+		expect(contract.json.items).toEqual(sim.data.invoices().slice(2, 4));
+		expect(sim.log.entries({ route: 'invoices.list' }).at(-1)?.deviation).toBeUndefined();
+		await expect(
+			control.setDeviations({ listPaging: { mode: 'other' } as never }),
+		).rejects.toMatchObject({ status: 400 });
+
+		await control.setDeviations({ createCommitDelayMs: 300 });
+		const created = await call(agent, `${sim.serviceUrl}${paths.subscriptions}`, {
+			method: 'POST',
+			token,
+			json: {
+				notificationUrl: 'https://example.com/committed-late',
+				eventTypes: null,
+				description: null,
+			},
+		});
+		expect(created.status).toBe(201);
+		const id = created.json as string;
+		expect(sim.subscriptions.has(id)).toBe(false);
+		await new Promise((resolve) => setTimeout(resolve, 600));
+		expect(sim.subscriptions.has(id)).toBe(true);
+		await control.setDeviations({ createCommitDelayMs: null });
+		sim.subscriptions.delete(id);
 	});
 
 	test('unknown control endpoints are 404 and bad JSON is 400', async () => {

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 import type { Agent } from 'undici';
 
 import {
@@ -136,9 +137,30 @@ describe('faults', () => {
 			if (subscription.notificationUrl === 'https://example.com/late')
 				sim.subscriptions.delete(subscription.id);
 		}
-		expect(() =>
-			sim.faults.add({ route: 'invoices.get', latencyMs: 5, afterHandling: true }),
-		).toThrow(/afterHandling needs drop or status/);
+		expect(() => sim.faults.add({ route: 'invoices.get', afterHandling: true })).toThrow(
+			/afterHandling needs drop, status or latencyMs/,
+		);
+
+		// latencyMs alone: the request is served at once (its token checked then), answered later.
+		sim.faults.add({
+			route: 'subscriptions.create',
+			latencyMs: 300,
+			afterHandling: true,
+			times: 1,
+		});
+		const slow = create();
+		while (
+			sim.subscriptions.list().every((item) => item.notificationUrl !== 'https://example.com/late')
+		) {
+			await new Promise((resolve) => setTimeout(resolve, 5));
+		}
+		expect(sim.log.count('subscriptions.create', { status: 201 })).toBe(0);
+		expect((await slow).status).toBe(201);
+		expect(sim.log.entries({ route: 'subscriptions.create' }).at(-1)?.fault).toBe('latency');
+		for (const subscription of sim.subscriptions.list()) {
+			if (subscription.notificationUrl === 'https://example.com/late')
+				sim.subscriptions.delete(subscription.id);
+		}
 	});
 
 	test('method limits a fault, and custom bodies and headers are sent as given', async () => {

@@ -290,7 +290,14 @@ describe('repeated deliveries', () => {
 		]);
 		expect(JSON.parse(host.requests[1].body)).toEqual({ received: true });
 		// The memory of seen events is not static data: webhook() writes none.
-		expect(Object.keys(host.nodeStaticData).sort()).toEqual(['deliveryKeyHash', 'subscriptionId']);
+		expect(Object.keys(host.nodeStaticData).sort()).toEqual([
+			'baseUrl',
+			'clientId',
+			'createdAt',
+			'deliveryKeyHash',
+			'subscriptionId',
+			'workflowId',
+		]);
 	});
 
 	test('with the option off, a re-delivered event runs twice and no IDs are kept', async () => {

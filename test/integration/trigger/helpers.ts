@@ -53,6 +53,20 @@ export function onlySubscription(testbed: Testbed): Subscription {
 	return subscriptions[0];
 }
 
+/**
+ * What the trigger stores, besides the subscription's ID and key hash, about whose subscription it
+ * is: the workflow, the API key's client ID and the Base URL (of the testbed's default credential),
+ * and when it was created.
+ */
+export function ownership(testbed: Testbed, host: TriggerHost) {
+	return {
+		workflowId: host.workflowId,
+		clientId: testbed.sim.defaultClient.clientId,
+		baseUrl: testbed.sim.serviceUrl,
+		createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+	};
+}
+
 /** The delivery key in a subscription's notification URL, as the simulator stores it. */
 export function keyOf(subscription: Subscription): string {
 	const key = new URL(subscription.notificationUrl).searchParams.get(DELIVERY_KEY_PARAMETER);

@@ -1,5 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 
+import { LATE_CREATE_RECHECK_DELAYS_MS } from '../../../nodes/InvoicingAssets/transport/contract';
+
 import type { Testbed } from '../../harness/testbed';
 import type { TriggerHost } from '../../harness/webhooks';
 import {
@@ -11,6 +13,7 @@ import {
 	startHost,
 	startTriggerTestbed,
 	withoutQuery,
+	ownership,
 } from './helpers';
 
 let testbed: Testbed;
@@ -49,6 +52,7 @@ describe('publish and unpublish', () => {
 		expect(subscription.eventTypes).toBeNull();
 		expect(subscription.description).toBeNull();
 		expect(host.nodeStaticData).toEqual({
+			...ownership(testbed, host),
 			subscriptionId: subscription.id,
 			deliveryKeyHash: sha256Hex(key),
 		});
@@ -185,6 +189,7 @@ describe('a subscription deleted out of band', () => {
 		expect(renewed.id).not.toBe(old.id);
 		expect(keyOf(renewed) === keyOf(old)).toBe(false);
 		expect(host.nodeStaticData).toEqual({
+			...ownership(testbed, host),
 			subscriptionId: renewed.id,
 			deliveryKeyHash: sha256Hex(keyOf(renewed)),
 		});
@@ -207,8 +212,10 @@ describe('a failed create', () => {
 			expect(create.staticDataAfter).toEqual({});
 			expect(cleanup).toMatchObject({ staticDataBefore: {}, result: true });
 			expect(cleanup.error).toBeUndefined();
-			// The create looked for a subscription it may have made before giving up.
-			expect(testbed.sim.log.count('subscriptions.list')).toBe(1);
+			// The create looked for a subscription it may have made, again after each wait, before giving up.
+			expect(testbed.sim.log.count('subscriptions.list')).toBe(
+				1 + LATE_CREATE_RECHECK_DELAYS_MS.length,
+			);
 			expect(testbed.sim.subscriptions.list()).toEqual([]);
 			expect(host.nodeStaticData).toEqual({});
 
@@ -245,6 +252,8 @@ describe('a failed create', () => {
 			expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
 			const subscription = onlySubscription(testbed);
 			expect(host.nodeStaticData).toEqual({
+				...ownership(testbed, host),
+
 				subscriptionId: subscription.id,
 				deliveryKeyHash: sha256Hex(keyOf(subscription)),
 			});
@@ -464,6 +473,7 @@ describe('Listen for test event', () => {
 		expect(withoutQuery(subscription.notificationUrl)).toBe(host.testWebhookUrl);
 		expect(new URL(subscription.notificationUrl).pathname).toMatch(/^\/webhook-test\//);
 		expect(host.testStaticData).toEqual({
+			...ownership(testbed, host),
 			subscriptionId: subscription.id,
 			deliveryKeyHash: sha256Hex(keyOf(subscription)),
 		});

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 
 import {
 	isFirstDelivery,
+	rememberedEventCount,
 	SEEN_EVENT_LIMIT,
-	SUBSCRIPTION_LIMIT,
+	TOTAL_EVENT_LIMIT,
 } from '../../../nodes/InvoicingAssets/trigger/recentEvents';
 
 describe('the memory of delivered events', () => {
@@ -29,16 +30,35 @@ describe('the memory of delivered events', () => {
 		expect(isFirstDelivery(subscription, 'event-5')).toBe(true);
 	});
 
-	test('forgets the least recently used subscription beyond the limit', () => {
-		const kept = randomUUID();
-		const dropped = randomUUID();
-		isFirstDelivery(dropped, 'event-1');
-		isFirstDelivery(kept, 'event-1');
-		for (let index = 0; index < SUBSCRIPTION_LIMIT - 1; index++) {
-			isFirstDelivery(randomUUID(), 'event-1');
-			isFirstDelivery(kept, 'event-1');
+	test('1,000 triggers in one process each still know their repeats', () => {
+		const triggers = Array.from({ length: 1000 }, () => randomUUID());
+		for (const trigger of triggers) {
+			for (let index = 0; index < 5; index++) isFirstDelivery(trigger, `event-${index}`);
 		}
-		expect(isFirstDelivery(kept, 'event-1')).toBe(false);
-		expect(isFirstDelivery(dropped, 'event-1')).toBe(true);
+		for (const trigger of triggers) {
+			for (let index = 0; index < 5; index++) {
+				expect(isFirstDelivery(trigger, `event-${index}`)).toBe(false);
+			}
+		}
+	});
+
+	test(`holds ${TOTAL_EVENT_LIMIT / SEEN_EVENT_LIMIT} triggers × ${SEEN_EVENT_LIMIT} events; beyond, the process's oldest events go first`, () => {
+		expect(TOTAL_EVENT_LIMIT).toBe(100_000);
+		const triggers = Array.from({ length: TOTAL_EVENT_LIMIT / SEEN_EVENT_LIMIT }, () =>
+			randomUUID(),
+		);
+		for (const trigger of triggers) {
+			for (let index = 0; index < SEEN_EVENT_LIMIT; index++) isFirstDelivery(trigger, `e-${index}`);
+		}
+		expect(rememberedEventCount()).toBe(TOTAL_EVENT_LIMIT);
+		expect(isFirstDelivery(triggers[0], 'e-0')).toBe(false);
+		expect(isFirstDelivery(triggers[99], `e-${SEEN_EVENT_LIMIT - 1}`)).toBe(false);
+
+		// 500 events of new triggers: the 500 oldest of the process, those of the first trigger, go.
+		for (let index = 0; index < 500; index++) isFirstDelivery(randomUUID(), 'new');
+		expect(rememberedEventCount()).toBe(TOTAL_EVENT_LIMIT);
+		expect(isFirstDelivery(triggers[0], 'e-499')).toBe(true);
+		expect(isFirstDelivery(triggers[0], 'e-501')).toBe(false);
+		expect(isFirstDelivery(triggers[1], 'e-0')).toBe(false);
 	});
 });

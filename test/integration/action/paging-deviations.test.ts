@@ -1,0 +1,108 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals */
+import { PAGE_CONCURRENCY } from '../../../nodes/InvoicingAssets/transport';
+import type { ListPagingDeviation } from '../../simulator';
+import { jsonOf, pageRequests, run, useTestbed } from './helpers';
+
+const bed = useTestbed({ invoices: 1050, assets: 300 });
+
+const getMany = (parameters = {}) => ({ resource: 'invoice', operation: 'getAll', ...parameters });
+const PAGES_DIFFER =
+	'The service pages this list differently from the contract, so the node cannot read it whole';
+
+afterEach(() => bed.testbed.sim.setListPagingDeviation(undefined));
+
+/**
+ * Waits until the requests a failed run still had on their way (the other page workers) have
+ * reached the simulator, so that they are counted here and not in the next test.
+ */
+async function settledCount(route: 'invoices.list' | 'assets.list'): Promise<number> {
+	const { log } = bed.testbed.sim;
+	let count = -1;
+	while (count !== log.count(route) || log.inFlight(route) > 0) {
+		count = log.count(route);
+		await new Promise((resolve) => setTimeout(resolve, 300));
+	}
+	return count;
+}
+
+/** Return All against a list that pages differently: the error, and how many pages were asked for. */
+async function returnAllUnder(deviation: ListPagingDeviation, resource = 'invoice') {
+	const { testbed } = bed;
+	testbed.sim.setListPagingDeviation(deviation);
+	const result = await run(testbed, { resource, operation: 'getAll', returnAll: true });
+	const route = resource === 'invoice' ? 'invoices.list' : 'assets.list';
+	return { result, requests: await settledCount(route) };
+}
+
+describe('Get Many against a list that pages differently from the contract', () => {
+	test('a list that ignores page and pageSize (whole list, totalItems null): a clear error after one request', async () => {
+		const { result, requests } = await returnAllUnder({ mode: 'ignore-paging' });
+
+		expect(result.error?.message).toBe(PAGES_DIFFER);
+		expect(result.error?.description).toContain('1050 records where 100 were asked for');
+		expect(result.error?.description).toContain('Limit');
+		expect(result.items).toEqual([]);
+		expect(requests).toBe(1);
+	});
+
+	test('a list that ignores page but reports its total: a clear error within one round of parallel pages', async () => {
+		const { result, requests } = await returnAllUnder({
+			mode: 'ignore-page',
+			totalItems: 'reported',
+		});
+
+		expect(result.error?.message).toBe(PAGES_DIFFER);
+		expect(result.error?.description).toContain('repeated records that earlier pages had given');
+		expect(result.items).toEqual([]);
+		expect(requests).toBeLessThanOrEqual(1 + PAGE_CONCURRENCY);
+	});
+
+	test('a list that ignores page with totalItems null: a clear error at the second page', async () => {
+		const { result, requests } = await returnAllUnder({ mode: 'ignore-page', totalItems: 'null' });
+
+		expect(result.error?.message).toBe(PAGES_DIFFER);
+		expect(requests).toBe(2);
+	});
+
+	test('Managed Asset Get Many is held to the same', async () => {
+		const { result, requests } = await returnAllUnder(
+			{ mode: 'ignore-page', totalItems: 'reported' },
+			'managedAsset',
+		);
+		expect(result.error?.message).toBe(PAGES_DIFFER);
+		expect(requests).toBeLessThanOrEqual(1 + PAGE_CONCURRENCY);
+	});
+
+	test('a Limit that the first answer covers still gets the right records, each once', async () => {
+		const { testbed } = bed;
+		testbed.sim.setListPagingDeviation({ mode: 'ignore-paging' });
+		const result = await run(testbed, getMany({ returnAll: false, limit: 30 }));
+
+		expect(result.error).toBeUndefined();
+		expect(jsonOf(result)).toEqual(testbed.sim.data.invoices().slice(0, 30));
+		expect(testbed.sim.log.count('invoices.list')).toBe(1);
+	});
+});
+
+test('a list that shifts while it is read gives each record once', async () => {
+	const { testbed } = bed;
+	const before = testbed.sim.data.invoices().map((invoice) => invoice.invoiceNumber);
+	// Each page takes 300 ms. Once the first page is answered, an invoice that sorts first is
+	// issued, so every later page starts one record earlier: page 2 repeats page 1's last record.
+	testbed.sim.faults.add({ route: 'invoices.list', latencyMs: 300 });
+	const running = run(testbed, getMany({ returnAll: true }));
+	while (testbed.sim.log.count('invoices.list', { status: 200 }) === 0) {
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+	const inserted = testbed.sim.issueInvoice({ invoiceNumber: 'INV-0000000' }).invoice;
+	const result = await running;
+
+	expect(result.error).toBeUndefined();
+	const numbers = jsonOf(result).map((invoice: { invoiceNumber: string }) => invoice.invoiceNumber);
+	expect(new Set(numbers).size).toBe(numbers.length);
+	expect(numbers).toEqual(before);
+	expect(numbers).not.toContain(inserted.invoiceNumber);
+	expect(pageRequests(testbed).map((page) => page.page)).toEqual(
+		Array.from({ length: 11 }, (_, index) => index + 1),
+	);
+});
