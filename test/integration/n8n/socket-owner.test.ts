@@ -9,6 +9,7 @@ import { request } from 'undici';
 
 import { processOfLocalPort } from '../../n8n/socket-owner';
 import { startSimulator, type Simulator } from '../../simulator';
+import { DEVIATION_HEADER } from '../../simulator/contract-check';
 
 let sim: Simulator;
 const senders: Array<{ route: string; pid: number | undefined }> = [];
@@ -33,7 +34,10 @@ beforeEach(() => {
 
 test('a request from this process is attributed to this process', async () => {
 	const answer = await request(`${sim.serviceUrl}/invoice/v1/invoices`, {
-		headers: { accept: 'application/json' },
+		headers: {
+			accept: 'application/json',
+			[DEVIATION_HEADER]: 'no token: only its sender matters',
+		},
 	});
 	await answer.body.text();
 	expect(answer.statusCode).toBe(401);
@@ -45,7 +49,7 @@ test('a request from a child process is attributed to the child, not to this pro
 		process.execPath,
 		[
 			'-e',
-			`fetch(${JSON.stringify(`${sim.serviceUrl}/asset/v1/assets`)}).then((r) => process.stdout.write(String(r.status)))`,
+			`fetch(${JSON.stringify(`${sim.serviceUrl}/asset/v1/assets`)}, { headers: { ${JSON.stringify(DEVIATION_HEADER)}: 'no token: only its sender matters' } }).then((r) => process.stdout.write(String(r.status)))`,
 		],
 		{
 			env: { ...process.env, NODE_EXTRA_CA_CERTS: sim.caCertPath },
