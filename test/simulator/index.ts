@@ -134,6 +134,8 @@ export interface Simulator {
 		seed: number | string;
 	};
 	issueInvoice(input?: IssueInvoiceInput): IssuedInvoice;
+	/** Deletes an asset (no event): its get answers 404; invoices billing it keep their lines. */
+	deleteAsset(assetId: string): boolean;
 	emitEvent(eventType: string, data: Record<string, unknown>): EmittedEvent;
 	/** Every client's subscriptions; `create` and `insert` name the owning client's ID. */
 	subscriptions: SubscriptionStore;
@@ -336,6 +338,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			});
 			return { invoice, event };
 		},
+		deleteAsset: (assetId) => data.deleteAsset(assetId),
 		emitEvent: (eventType, eventData) => deliveries.emit(eventType, eventData),
 		subscriptions,
 		setSubscriptionListPageSize: (pageSize) => {

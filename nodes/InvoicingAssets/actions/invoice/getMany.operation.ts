@@ -9,12 +9,7 @@ import {
 	type Invoice,
 	type InvoiceFilters,
 } from '../../transport/contract';
-import {
-	recordOptions,
-	limitProperty,
-	returnAllProperty,
-	statusOptions,
-} from '../common.descriptions';
+import { limitProperty, returnAllProperty, statusOptions } from '../common.descriptions';
 import {
 	invalidInput,
 	isGiven,
@@ -23,6 +18,7 @@ import {
 	requireChoice,
 	toServiceDate,
 } from '../validation';
+import { billedAssetsOfRun, invoiceOptions } from './billedAssets';
 
 const properties: INodeProperties[] = [
 	returnAllProperty,
@@ -68,7 +64,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	recordOptions,
+	invoiceOptions,
 ];
 
 export const description = updateDisplayOptions(
@@ -85,6 +81,12 @@ export async function execute(
 	const filters = readFilters(this, itemIndex);
 	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
 	const invoices = await client.paginate<Invoice>(paths.invoices, { ...filters }, limit, itemIndex);
+	if (this.getNodeParameter('options.includeBilledAssets', itemIndex, false) === true) {
+		const billedAssets = billedAssetsOfRun(this, client);
+		return await Promise.all(
+			invoices.map(async (invoice) => await billedAssets.addTo(this, invoice, simplify, itemIndex)),
+		);
+	}
 	return (simplify ? invoices.map(summarizeInvoice) : invoices) as unknown as IDataObject[];
 }
 
