@@ -9,12 +9,14 @@ import { NodeHelpers } from 'n8n-workflow';
 
 import { InvoicingAssetsApi } from '../../credentials/InvoicingAssetsApi.credentials';
 import { InvoicingAssets } from '../../nodes/InvoicingAssets/InvoicingAssets.node';
+import { InvoicingAssetsPollingTrigger } from '../../nodes/InvoicingAssets/InvoicingAssetsPollingTrigger.node';
 import { InvoicingAssetsTrigger } from '../../nodes/InvoicingAssets/InvoicingAssetsTrigger.node';
 
 /** The node type names n8n gives a community package's nodes. */
 export const PACKAGE = 'n8n-nodes-invoicing-assets';
 export const ACTION_NODE_TYPE = `${PACKAGE}.invoicingAssets`;
 export const TRIGGER_NODE_TYPE = `${PACKAGE}.invoicingAssetsTrigger`;
+export const POLLING_TRIGGER_NODE_TYPE = `${PACKAGE}.invoicingAssetsPollingTrigger`;
 export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
 
 /** The node types of this package, registered under the names n8n gives them. */
@@ -22,6 +24,7 @@ export class PackageNodeTypes implements INodeTypes {
 	private readonly types = new Map<string, INodeType>([
 		[ACTION_NODE_TYPE, new InvoicingAssets()],
 		[TRIGGER_NODE_TYPE, new InvoicingAssetsTrigger()],
+		[POLLING_TRIGGER_NODE_TYPE, new InvoicingAssetsPollingTrigger()],
 	]);
 
 	/** Adds a node type that is not the package's (to test the harness itself). */

@@ -4,7 +4,8 @@
  */
 import { Agent, request } from 'undici';
 
-import type { Invoice, Subscription } from '../../nodes/InvoicingAssets/transport/contract';
+import type { Asset, Invoice, Subscription } from '../../nodes/InvoicingAssets/transport/contract';
+import type { AssetChanges } from './data';
 import type {
 	ActiveFault,
 	ClientRecordJson,
@@ -101,6 +102,28 @@ export class SimulatorControlClient {
 		options: { waitForDelivery?: boolean } = {},
 	): Promise<{ invoice: Invoice; event: EmittedEventJson }> {
 		return this.call('POST', '/control/invoices', { invoice, ...options });
+	}
+
+	/** Marks an invoice paid (or cancels it) at the service, which also emits the event. */
+	changeInvoice(
+		invoiceNumber: string,
+		change: 'pay' | 'cancel',
+		options: { waitForDelivery?: boolean } = {},
+	): Promise<{ invoice: Invoice; event: EmittedEventJson }> {
+		return this.call(
+			'POST',
+			`/control/invoices/${encodeURIComponent(invoiceNumber)}/${change}`,
+			options,
+		);
+	}
+
+	/** Updates (the next site unless `changes` say) or retires an asset, which also emits the event. */
+	changeAsset(
+		assetId: string,
+		change: 'update' | 'retire',
+		options: { changes?: AssetChanges; waitForDelivery?: boolean } = {},
+	): Promise<{ asset: Asset; event: EmittedEventJson }> {
+		return this.call('POST', `/control/assets/${encodeURIComponent(assetId)}/${change}`, options);
 	}
 
 	emitEvent(

@@ -19,6 +19,9 @@
  *   GET    /control/subscriptions             Subscription[]
  *   DELETE /control/subscriptions/:id         out-of-band delete -> 204 | 404
  *   POST   /control/invoices                  { invoice?, waitForDelivery? } -> 201 { invoice, event }
+ *   POST   /control/invoices/:number/pay      { waitForDelivery? } -> { invoice, event } (also /cancel)
+ *   POST   /control/assets/:id/update         { changes?, waitForDelivery? } -> { asset, event }
+ *   POST   /control/assets/:id/retire         { waitForDelivery? } -> { asset, event }
  *   POST   /control/events                    { eventType, data?, waitForDelivery? } -> 201 EmittedEventJson
  *   GET    /control/deliveries?eventId=&subscriptionId=   { inFlight, options, entries }
  *   DELETE /control/deliveries                clear the attempts log -> 204
@@ -29,6 +32,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import type { AssetChanges } from './data';
 import { clientJson } from './identity';
 import { readBody, serviceError, writeResponse, type SimResponse } from './http-util';
 import type { Simulator } from './index';
@@ -144,6 +148,25 @@ async function handleControl(sim: Simulator, req: IncomingMessage): Promise<SimR
 					event: await eventJson(issued.event, body.waitForDelivery === true),
 				},
 			};
+		}
+		case 'POST invoices/:id/pay':
+		case 'POST invoices/:id/cancel': {
+			const changed = action === 'pay' ? sim.payInvoice(id) : sim.cancelInvoice(id);
+			return ok({
+				invoice: changed.invoice,
+				event: await eventJson(changed.event, body.waitForDelivery === true),
+			});
+		}
+		case 'POST assets/:id/update':
+		case 'POST assets/:id/retire': {
+			const changed =
+				action === 'retire'
+					? sim.retireAsset(id)
+					: sim.updateAsset(id, (body.changes ?? {}) as AssetChanges);
+			return ok({
+				asset: changed.asset,
+				event: await eventJson(changed.event, body.waitForDelivery === true),
+			});
 		}
 		case 'POST events': {
 			if (typeof body.eventType !== 'string') {

@@ -9,7 +9,12 @@
  * - `totalAmount` includes tax; `taxAmount` is null for tax-exempt (USD) customers.
  * - An invoice line bills one asset of the invoice's own customer, or none (`assetId: null`,
  *   a service fee). A cancelled invoice has no `dueDate`.
- * - Records are frozen: readers get the stored objects and cannot change them.
+ * - Records are frozen: readers get the stored objects and cannot change them. A change (an
+ *   invoice paid or cancelled, an asset updated or retired) replaces the record with a new one
+ *   whose `updatedAt` is the simulated time, and always later than the one before (one second
+ *   on when two changes fall in the same second).
+ * - updatedFrom/updatedTo bound `updatedAt` inclusively. Lists stay in id order, so a change
+ *   never moves a record between pages; new invoices come last.
  */
 import {
 	ASSET_STATUSES,
@@ -262,7 +267,8 @@ export class DataStore {
 			(filters.status === undefined || invoice.status === filters.status) &&
 			(filters.customerNumber === undefined || invoice.customerNumber === filters.customerNumber) &&
 			(filters.issuedFrom === undefined || invoice.issueDate >= filters.issuedFrom) &&
-			(filters.issuedTo === undefined || invoice.issueDate <= filters.issuedTo);
+			(filters.issuedTo === undefined || invoice.issueDate <= filters.issuedTo) &&
+			isUpdatedWithin(invoice, filters);
 		return paginate(
 			this.invoiceList,
 			Object.keys(filters).length > 0 ? matches : undefined,
@@ -277,13 +283,92 @@ export class DataStore {
 			(filters.type === undefined || asset.type === filters.type) &&
 			(filters.site === undefined || asset.site === filters.site) &&
 			(filters.customerNumber === undefined || asset.customerNumber === filters.customerNumber) &&
-			(filters.serialNumber === undefined || asset.serialNumber === filters.serialNumber);
+			(filters.serialNumber === undefined || asset.serialNumber === filters.serialNumber) &&
+			isUpdatedWithin(asset, filters);
 		return paginate(
 			this.assetList,
 			Object.keys(filters).length > 0 ? matches : undefined,
 			page,
 			pageSize,
 		);
+	}
+
+	/** Marks an issued or overdue invoice paid. */
+	payInvoice(invoiceNumber: string, now: Date): Invoice {
+		return this.changeInvoice(invoiceNumber, now, 'paid', (invoice) => ({ ...invoice }));
+	}
+
+	/** Cancels an issued or overdue invoice; a cancelled invoice has no due date. */
+	cancelInvoice(invoiceNumber: string, now: Date): Invoice {
+		return this.changeInvoice(invoiceNumber, now, 'cancelled', (invoice) => ({
+			...invoice,
+			dueDate: null,
+		}));
+	}
+
+	/**
+	 * Changes an asset that is not retired: the given fields, else it moves to the next site. The
+	 * status may become active or inactive here; retiring is `retireAsset`.
+	 */
+	updateAsset(assetId: string, now: Date, changes: AssetChanges = {}): Asset {
+		const asset = this.requireAsset(assetId);
+		if (asset.status === 'retired') throw new Error(`Asset '${assetId}' is retired.`);
+		if (changes.status !== undefined && !['active', 'inactive'].includes(changes.status)) {
+			throw new Error('An update sets the status to active or inactive; retire with retire.');
+		}
+		const given = Object.fromEntries(
+			Object.entries(changes).filter(([, value]) => value !== undefined),
+		);
+		const nextSite = SITES[(SITES.indexOf(asset.site ?? '') + 1) % SITES.length];
+		const site = Object.keys(given).length === 0 ? { site: nextSite } : {};
+		return this.replaceAsset({ ...asset, ...site, ...given }, now);
+	}
+
+	/** Retires an asset that is not retired yet. */
+	retireAsset(assetId: string, now: Date): Asset {
+		const asset = this.requireAsset(assetId);
+		if (asset.status === 'retired') throw new Error(`Asset '${assetId}' is already retired.`);
+		return this.replaceAsset({ ...asset, status: 'retired' }, now);
+	}
+
+	private changeInvoice(
+		invoiceNumber: string,
+		now: Date,
+		status: 'paid' | 'cancelled',
+		change: (invoice: Invoice) => Invoice,
+	): Invoice {
+		const invoice = this.invoiceIndex.get(invoiceNumber);
+		if (!invoice) throw new Error(`Invoice '${invoiceNumber}' was not found.`);
+		if (invoice.status !== 'issued' && invoice.status !== 'overdue') {
+			throw new Error(
+				`Invoice '${invoiceNumber}' is ${invoice.status}; only an issued or overdue invoice can become ${status}.`,
+			);
+		}
+		const changed = deepFreeze({
+			...change(invoice),
+			status,
+			updatedAt: nextUpdatedAt(invoice.updatedAt, now),
+		});
+		this.invoiceList[this.invoiceList.indexOf(invoice)] = changed;
+		this.invoiceIndex.set(invoiceNumber, changed);
+		return changed;
+	}
+
+	private requireAsset(assetId: string): Asset {
+		const asset = this.assetIndex.get(assetId);
+		if (!asset) throw new Error(`Asset '${assetId}' was not found.`);
+		return asset;
+	}
+
+	private replaceAsset(asset: Asset, now: Date): Asset {
+		const previous = this.requireAsset(asset.assetId);
+		const changed = deepFreeze({ ...asset, updatedAt: nextUpdatedAt(previous.updatedAt, now) });
+		this.assetList[this.assetList.indexOf(previous)] = changed;
+		this.assetIndex.set(asset.assetId, changed);
+		const owned = this.assetsByCustomer.get(asset.customerNumber) ?? [];
+		const at = owned.indexOf(previous);
+		if (at !== -1) owned[at] = changed;
+		return changed;
 	}
 
 	private pickCustomerWithAssets(random: Random): Customer {
@@ -346,6 +431,30 @@ export class DataStore {
 			lines,
 		});
 	}
+}
+
+/** The fields `updateAsset` may change. */
+export type AssetChanges = Partial<
+	Pick<Asset, 'site' | 'model' | 'serialNumber' | 'contractEnd'>
+> & {
+	status?: 'active' | 'inactive';
+};
+
+function isUpdatedWithin(
+	record: { updatedAt: string },
+	filters: { updatedFrom?: string; updatedTo?: string },
+): boolean {
+	return (
+		(filters.updatedFrom === undefined || record.updatedAt >= filters.updatedFrom) &&
+		(filters.updatedTo === undefined || record.updatedAt <= filters.updatedTo)
+	);
+}
+
+/** The simulated time, as a service timestamp, but always after `previous`. */
+function nextUpdatedAt(previous: string, now: Date): string {
+	const stamp = toServiceTimestamp(now);
+	if (stamp > previous) return stamp;
+	return toServiceTimestamp(new Date(Date.parse(previous) + 1000));
 }
 
 function generateAsset(random: Random, assetId: string, customer: Customer): Asset {

@@ -49,6 +49,10 @@ export class FaultInjector {
 		for (const rule of this.rules) {
 			if (rule.route !== route) continue;
 			if (rule.method !== undefined && rule.method !== method) continue;
+			if (rule.skip !== undefined && rule.skip > 0) {
+				rule.skip--;
+				continue;
+			}
 			if (rule.probability !== undefined && !this.random.chance(rule.probability)) continue;
 			rule.hits++;
 			if (rule.remaining !== null) {
@@ -82,6 +86,9 @@ export function validateFault(rule: FaultRule) {
 	}
 	if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times >= 1)) {
 		throw new Error('Fault times must be an integer of at least 1.');
+	}
+	if (rule.skip !== undefined && !(Number.isInteger(rule.skip) && rule.skip >= 0)) {
+		throw new Error('Fault skip must be an integer of at least 0.');
 	}
 	if (
 		rule.probability !== undefined &&

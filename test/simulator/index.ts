@@ -31,7 +31,7 @@ import {
 } from '../../nodes/InvoicingAssets/transport/contract';
 import { SimulatorClock } from './clock';
 import { createControlHandler } from './control';
-import { DataStore, DEFAULT_SEED } from './data';
+import { DataStore, DEFAULT_SEED, type AssetChanges } from './data';
 import { DeliveryEngine } from './deliveries';
 import { FaultInjector } from './faults';
 import { clientJson, ClientRegistry, TokenStore } from './identity';
@@ -48,6 +48,7 @@ import {
 } from './tls';
 import type {
 	ActiveFault,
+	ChangedAsset,
 	ClientRecord,
 	ClientRegistration,
 	DeliveryAttempt,
@@ -66,7 +67,7 @@ export * from './types';
 export { DEFAULT_SCOPE } from './identity';
 export { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from './secret-record';
 export { DEFAULT_PAGE_SIZE, SANDBOX_PATH_PREFIX } from './routes';
-export { ASSET_FIELDS, INVOICE_FIELDS, INVOICE_LINE_FIELDS } from './data';
+export { ASSET_FIELDS, INVOICE_FIELDS, INVOICE_LINE_FIELDS, type AssetChanges } from './data';
 
 /** Env var naming a folder with ca.pem and ca.key; see test/tools/with-test-ca.ts. */
 export const CA_DIR_ENV = 'INVOICING_SIM_CA_DIR';
@@ -89,6 +90,8 @@ export interface SimulatorOptions {
 	trustedCaPems?: string[];
 	/** Most request-log entries kept (counts are kept regardless). */
 	logLimit?: number;
+	/** The service's clock against the real one, e.g. -180000 for three minutes behind. */
+	clockOffsetMs?: number;
 }
 
 export interface SimulatorData {
@@ -134,6 +137,14 @@ export interface Simulator {
 		seed: number | string;
 	};
 	issueInvoice(input?: IssueInvoiceInput): IssuedInvoice;
+	/** Marks an issued or overdue invoice paid (updatedAt moves on) and emits invoice.paid. */
+	payInvoice(invoiceNumber: string): IssuedInvoice;
+	/** Cancels an issued or overdue invoice and emits invoice.cancelled. */
+	cancelInvoice(invoiceNumber: string): IssuedInvoice;
+	/** Changes an asset that is not retired (the next site unless `changes` say) and emits asset.updated. */
+	updateAsset(assetId: string, changes?: AssetChanges): ChangedAsset;
+	/** Retires an asset and emits asset.retired. */
+	retireAsset(assetId: string): ChangedAsset;
 	/** Deletes an asset (no event): its get answers 404; invoices billing it keep their lines. */
 	deleteAsset(assetId: string): boolean;
 	emitEvent(eventType: string, data: Record<string, unknown>): EmittedEvent;
@@ -193,7 +204,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		minVersion: 'TLSv1.2' as const,
 	};
 
-	const clock = new SimulatorClock();
+	const clock = new SimulatorClock(options.clockOffsetMs ?? 0);
 	const secretRecord = new SecretRecord();
 	const clients = new ClientRegistry(clock, secretRecord);
 	const tokens = new TokenStore(clock, clients, secretRecord);
@@ -327,16 +338,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			data.seed({ ...seedOptions, seed: seedOptions.seed ?? data.currentSeed }),
 		issueInvoice: (input) => {
 			const invoice = data.issue(clock.now(), input);
-			const event = deliveries.emit('invoice.issued', {
-				invoiceNumber: invoice.invoiceNumber,
-				customerNumber: invoice.customerNumber,
-				status: invoice.status,
-				issueDate: invoice.issueDate,
-				currency: invoice.currency,
-				totalAmount: invoice.totalAmount,
-				assetIds: billedAssetIds(invoice),
-			});
-			return { invoice, event };
+			return { invoice, event: deliveries.emit('invoice.issued', invoiceEventData(invoice)) };
+		},
+		payInvoice: (invoiceNumber) => {
+			const invoice = data.payInvoice(invoiceNumber, clock.now());
+			return { invoice, event: deliveries.emit('invoice.paid', invoiceEventData(invoice)) };
+		},
+		cancelInvoice: (invoiceNumber) => {
+			const invoice = data.cancelInvoice(invoiceNumber, clock.now());
+			return { invoice, event: deliveries.emit('invoice.cancelled', invoiceEventData(invoice)) };
+		},
+		updateAsset: (assetId, changes) => {
+			const asset = data.updateAsset(assetId, clock.now(), changes);
+			return { asset, event: deliveries.emit('asset.updated', { ...asset }) };
+		},
+		retireAsset: (assetId) => {
+			const asset = data.retireAsset(assetId, clock.now());
+			return { asset, event: deliveries.emit('asset.retired', { ...asset }) };
 		},
 		deleteAsset: (assetId) => data.deleteAsset(assetId),
 		emitEvent: (eventType, eventData) => deliveries.emit(eventType, eventData),
@@ -402,6 +420,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	};
 	controlHolder.sim = sim;
 	return sim;
+}
+
+/** What an invoice event carries (assumed, as the spec's invoice.issued example suggests). */
+function invoiceEventData(invoice: Invoice): Record<string, unknown> {
+	return {
+		invoiceNumber: invoice.invoiceNumber,
+		customerNumber: invoice.customerNumber,
+		status: invoice.status,
+		issueDate: invoice.issueDate,
+		currency: invoice.currency,
+		totalAmount: invoice.totalAmount,
+		assetIds: billedAssetIds(invoice),
+	};
 }
 
 function listen(server: Server, port: number, fallback: boolean): Promise<number> {

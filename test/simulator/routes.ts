@@ -23,6 +23,7 @@
  * - The subscription list is a bare array of the caller's subscriptions, as the contract assumes;
  *   `subscriptionListPageSize` (a test setting) makes it answer the page envelope instead.
  * - issuedFrom and issuedTo are inclusive bounds on issueDate; issuedFrom after issuedTo is a 400.
+ *   updatedFrom and updatedTo (invoices and assets) are inclusive bounds on updatedAt, likewise.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -489,6 +490,8 @@ function handleService(
 			if (filters.status !== undefined && !isAssetStatus(filters.status)) {
 				return invalidParameter('status', `must be one of ${ASSET_STATUSES.join(', ')}`);
 			}
+			const badRange = checkTimeRange({ ...filters }, 'updatedFrom', 'updatedTo');
+			if (badRange) return badRange;
 			return { status: 200, body: ctx.data.listAssets(filters, query.page, query.pageSize) };
 		}
 		default:
@@ -553,6 +556,8 @@ function createSubscription(
 const INVOICE_FILTERS = Object.keys({
 	issuedFrom: true,
 	issuedTo: true,
+	updatedFrom: true,
+	updatedTo: true,
 	status: true,
 	customerNumber: true,
 } satisfies Record<keyof InvoiceFilters, true>);
@@ -563,6 +568,8 @@ const ASSET_FILTERS = Object.keys({
 	site: true,
 	customerNumber: true,
 	serialNumber: true,
+	updatedFrom: true,
+	updatedTo: true,
 } satisfies Record<keyof AssetFilters, true>);
 
 function readListQuery(
@@ -591,16 +598,28 @@ function readListQuery(
 	return { page, pageSize, filters };
 }
 
-function checkInvoiceFilters(filters: InvoiceFilters): SimResponse | undefined {
-	for (const name of ['issuedFrom', 'issuedTo'] as const) {
+/** A pair of inclusive timestamp bounds: each a service timestamp, the first not after the second. */
+function checkTimeRange(
+	filters: Record<string, string | undefined>,
+	from: string,
+	to: string,
+): SimResponse | undefined {
+	for (const name of [from, to]) {
 		const value = filters[name];
 		if (value !== undefined && !isServiceTimestamp(value)) {
 			return invalidParameter(name, 'must be a UTC timestamp in the form YYYY-MM-DDTHH:MM:SSZ');
 		}
 	}
-	if (filters.issuedFrom && filters.issuedTo && filters.issuedFrom > filters.issuedTo) {
-		return invalidParameter('issuedFrom', 'must not be later than issuedTo');
-	}
+	const [first, last] = [filters[from], filters[to]];
+	if (first && last && first > last) return invalidParameter(from, `must not be later than ${to}`);
+	return undefined;
+}
+
+function checkInvoiceFilters(filters: InvoiceFilters): SimResponse | undefined {
+	const badRange =
+		checkTimeRange({ ...filters }, 'issuedFrom', 'issuedTo') ??
+		checkTimeRange({ ...filters }, 'updatedFrom', 'updatedTo');
+	if (badRange) return badRange;
 	if (filters.status !== undefined && !isInvoiceStatus(filters.status)) {
 		return invalidParameter('status', `must be one of ${INVOICE_STATUSES.join(', ')}`);
 	}

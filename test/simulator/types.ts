@@ -1,5 +1,6 @@
 /** Public types of the provider simulator, shared by the simulator, its control API and client. */
 import type {
+	Asset,
 	Invoice,
 	InvoiceLine,
 	ServiceEvent,
@@ -71,6 +72,8 @@ export interface FaultRule {
 	afterHandling?: boolean;
 	/** Apply to the next N matching requests only; every matching request otherwise. */
 	times?: number;
+	/** Let this many matching requests through first (e.g. to fail the second page of a list). */
+	skip?: number;
 	/** Apply to a matching request with this probability (seeded RNG); always otherwise. */
 	probability?: number;
 }
@@ -176,6 +179,11 @@ export type IssueInvoiceInput = Partial<Omit<Invoice, 'lines'>> & {
 
 export interface IssuedInvoice {
 	invoice: Invoice;
+	event: EmittedEvent;
+}
+
+export interface ChangedAsset {
+	asset: Asset;
 	event: EmittedEvent;
 }
 

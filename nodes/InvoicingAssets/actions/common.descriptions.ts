@@ -96,6 +96,26 @@ export function recordLocator(record: {
 	};
 }
 
+/** The "Updated After" / "Updated Before" filters of a Get Many; `records` as in "Only invoices". */
+export function updatedRangeFilters(records: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Updated After',
+			name: 'updatedAfter',
+			type: 'dateTime',
+			default: '',
+			description: `Only ${records} last changed at or after this time. A time without a zone is read in the workflow’s time zone.`,
+		},
+		{
+			displayName: 'Updated Before',
+			name: 'updatedBefore',
+			type: 'dateTime',
+			default: '',
+			description: `Only ${records} last changed at or before this time. A time without a zone is read in the workflow’s time zone.`,
+		},
+	];
+}
+
 /** Options for a status filter, in alphabetical order: "paid" becomes "Paid". */
 export function statusOptions(statuses: readonly string[]): INodePropertyOptions[] {
 	return statuses

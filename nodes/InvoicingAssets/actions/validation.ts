@@ -333,3 +333,28 @@ function zoneOffsetMs(timestamp: number, timeZone: string): number {
 	);
 	return wall - Math.floor(timestamp / 1000) * 1000;
 }
+
+/**
+ * A pair of optional date filters (e.g. Issued After / Issued Before) as service timestamps;
+ * a range that no record can match is refused.
+ */
+export function readDateRange(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	given: { from: unknown; to: unknown },
+	names: { from: string; to: string },
+	records: string,
+): { from?: string; to?: string } {
+	const range: { from?: string; to?: string } = {};
+	if (isGiven(given.from)) range.from = toServiceDate(context, itemIndex, given.from, names.from);
+	if (isGiven(given.to)) range.to = toServiceDate(context, itemIndex, given.to, names.to);
+	if (range.from && range.to && range.from > range.to) {
+		throw invalidInput(
+			context,
+			itemIndex,
+			`The ${names.from} date is later than the ${names.to} date`,
+			`No ${records} can match: ${range.from} is after ${range.to}. Swap the two dates, or remove one of them.`,
+		);
+	}
+	return range;
+}

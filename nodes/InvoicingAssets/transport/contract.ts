@@ -168,10 +168,17 @@ export function summarizeInvoice(invoice: Invoice): InvoiceSummary {
 	};
 }
 
-/** assumed: list filters of the invoices endpoint */
+/**
+ * assumed: list filters of the invoices endpoint. `issuedFrom`/`issuedTo` bound `issueDate`,
+ * `updatedFrom`/`updatedTo` bound `updatedAt`; both inclusive, as service timestamps.
+ * `updatedAt` (invoices and assets) is the service's time of a record's last change and moves on
+ * with every change; `issueDate` is the moment of issue. No list order is assumed.
+ */
 export interface InvoiceFilters {
 	issuedFrom?: string;
 	issuedTo?: string;
+	updatedFrom?: string;
+	updatedTo?: string;
 	status?: InvoiceStatus;
 	customerNumber?: string;
 }
@@ -217,13 +224,15 @@ export function summarizeAsset(asset: Asset): AssetSummary {
 	return pickFields(asset, ASSET_SUMMARY_FIELDS);
 }
 
-/** assumed: list filters of the assets endpoint */
+/** assumed: list filters of the assets endpoint; `updatedFrom`/`updatedTo` bound `updatedAt` (inclusive). */
 export interface AssetFilters {
 	status?: AssetStatus;
 	type?: string;
 	site?: string;
 	customerNumber?: string;
 	serialNumber?: string;
+	updatedFrom?: string;
+	updatedTo?: string;
 }
 
 /* -------------------------------------------------------------------------- pages */

@@ -9,6 +9,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
@@ -41,7 +42,11 @@ interface PageRead<T> {
 /** How many pages of one list are fetched at the same time once its total is known. */
 export const PAGE_CONCURRENCY = 4;
 
-export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions;
+export type ServiceContext =
+	| IExecuteFunctions
+	| IHookFunctions
+	| ILoadOptionsFunctions
+	| IPollFunctions;
 
 export interface ServiceRequest {
 	method: IHttpRequestMethods;

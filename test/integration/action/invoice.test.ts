@@ -399,6 +399,56 @@ describe('Invoice → Get Many: filters', () => {
 		expect(testbed.sim.log.count('invoices.list')).toBe(1);
 	});
 
+	test('Updated After and Before find the invoices changed in a time range, paid ones included', async () => {
+		const { testbed } = bed;
+		const { sim } = testbed;
+		try {
+			sim.clock.advance(24 * 60 * 60_000);
+			const since = sim.clock.now();
+			const paid = [nth(1000), nth(1010), nth(1020)]
+				.filter((invoice) => invoice.status === 'issued' || invoice.status === 'overdue')
+				.map((invoice) => sim.payInvoice(invoice.invoiceNumber).invoice);
+			sim.clock.advance(60_000);
+			const issued = sim.issueInvoice().invoice;
+			expect(paid.length).toBeGreaterThan(0);
+			const sinceText = since.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+			const changed = await run(
+				testbed,
+				getMany({ returnAll: true, filters: { updatedAfter: sinceText } }),
+			);
+			expect(changed.error).toBeUndefined();
+			expect(jsonOf(changed)).toEqual([...paid, issued]);
+			expect(sim.log.entries({ route: 'invoices.list' })[0].query).toMatchObject({
+				updatedFrom: sinceText,
+			});
+
+			const beforeIssue = await run(
+				testbed,
+				getMany({
+					returnAll: true,
+					filters: { updatedAfter: sinceText, updatedBefore: paid.at(-1)?.updatedAt },
+				}),
+			);
+			expect(jsonOf(beforeIssue)).toEqual(paid);
+		} finally {
+			sim.seed({ invoices: 1050 });
+		}
+	});
+
+	test('Updated After later than Updated Before is refused before any request', async () => {
+		const result = await run(
+			bed.testbed,
+			getMany({
+				filters: { updatedAfter: '2025-06-01T00:00:00Z', updatedBefore: '2025-01-01T00:00:00Z' },
+			}),
+		);
+		expect(result.error?.message).toBe(
+			'The Updated After date is later than the Updated Before date [item 0]',
+		);
+		expect(bed.testbed.sim.log.count()).toBe(0);
+	});
+
 	test('Issued After later than Issued Before is refused before any request', async () => {
 		const result = await run(
 			bed.testbed,

@@ -135,6 +135,50 @@ describe('Managed Asset → Get Many', () => {
 		expect(jsonOf(result)).toEqual([sample]);
 	});
 
+	test('Updated After and Before find the assets changed in a time range, retired ones included', async () => {
+		const { testbed } = bed;
+		const { sim } = testbed;
+		try {
+			sim.clock.advance(24 * 60 * 60_000);
+			const since = sim.clock
+				.now()
+				.toISOString()
+				.replace(/\.\d{3}Z$/, 'Z');
+			const [first, second] = assets().filter((asset) => asset.status !== 'retired');
+			const updated = sim.updateAsset(first.assetId).asset;
+			sim.clock.advance(60_000);
+			const retired = sim.retireAsset(second.assetId).asset;
+			expect(updated.site).not.toBe(first.site);
+
+			const changed = await run(
+				testbed,
+				getMany({ returnAll: true, filters: { updatedAfter: since } }),
+			);
+			expect(changed.error).toBeUndefined();
+			expect(jsonOf(changed)).toEqual([updated, retired]);
+			expect(sim.log.entries({ route: 'assets.list' })[0].query).toMatchObject({
+				updatedFrom: since,
+			});
+			const onlyFirst = await run(
+				testbed,
+				getMany({
+					returnAll: true,
+					filters: { updatedAfter: since, updatedBefore: updated.updatedAt },
+				}),
+			);
+			expect(jsonOf(onlyFirst)).toEqual([updated]);
+			const bad = await run(
+				testbed,
+				getMany({ filters: { updatedAfter: retired.updatedAt, updatedBefore: since } }),
+			);
+			expect(bad.error?.message).toBe(
+				'The Updated After date is later than the Updated Before date [item 0]',
+			);
+		} finally {
+			sim.seed({});
+		}
+	});
+
 	test('no match is an empty result', async () => {
 		const result = await run(
 			bed.testbed,

@@ -9,15 +9,13 @@ import {
 	type Invoice,
 	type InvoiceFilters,
 } from '../../transport/contract';
-import { limitProperty, returnAllProperty, statusOptions } from '../common.descriptions';
 import {
-	invalidInput,
-	isGiven,
-	optionalText,
-	readLimit,
-	requireChoice,
-	toServiceDate,
-} from '../validation';
+	limitProperty,
+	returnAllProperty,
+	statusOptions,
+	updatedRangeFilters,
+} from '../common.descriptions';
+import { isGiven, optionalText, readDateRange, readLimit, requireChoice } from '../validation';
 import { billedAssetsOfRun, invoiceOptions } from './billedAssets';
 
 const properties: INodeProperties[] = [
@@ -62,6 +60,7 @@ const properties: INodeProperties[] = [
 				default: 'issued',
 				description: 'Only invoices in this state',
 			},
+			...updatedRangeFilters('invoices'),
 		],
 	},
 	invoiceOptions,
@@ -93,20 +92,24 @@ export async function execute(
 function readFilters(context: IExecuteFunctions, itemIndex: number): InvoiceFilters {
 	const given = context.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const filters: InvoiceFilters = {};
-	if (isGiven(given.issuedAfter)) {
-		filters.issuedFrom = toServiceDate(context, itemIndex, given.issuedAfter, 'Issued After');
-	}
-	if (isGiven(given.issuedBefore)) {
-		filters.issuedTo = toServiceDate(context, itemIndex, given.issuedBefore, 'Issued Before');
-	}
-	if (filters.issuedFrom && filters.issuedTo && filters.issuedFrom > filters.issuedTo) {
-		throw invalidInput(
-			context,
-			itemIndex,
-			'The Issued After date is later than the Issued Before date',
-			`No invoice can match: ${filters.issuedFrom} is after ${filters.issuedTo}. Swap the two dates, or remove one of them.`,
-		);
-	}
+	const issued = readDateRange(
+		context,
+		itemIndex,
+		{ from: given.issuedAfter, to: given.issuedBefore },
+		{ from: 'Issued After', to: 'Issued Before' },
+		'invoice',
+	);
+	if (issued.from) filters.issuedFrom = issued.from;
+	if (issued.to) filters.issuedTo = issued.to;
+	const updated = readDateRange(
+		context,
+		itemIndex,
+		{ from: given.updatedAfter, to: given.updatedBefore },
+		{ from: 'Updated After', to: 'Updated Before' },
+		'invoice',
+	);
+	if (updated.from) filters.updatedFrom = updated.from;
+	if (updated.to) filters.updatedTo = updated.to;
 	if (isGiven(given.status)) {
 		filters.status = requireChoice(context, itemIndex, given.status, INVOICE_STATUSES, 'Status');
 	}

@@ -14,8 +14,9 @@ import {
 	limitProperty,
 	returnAllProperty,
 	statusOptions,
+	updatedRangeFilters,
 } from '../common.descriptions';
-import { isGiven, optionalText, readLimit, requireChoice } from '../validation';
+import { isGiven, optionalText, readDateRange, readLimit, requireChoice } from '../validation';
 
 const properties: INodeProperties[] = [
 	returnAllProperty,
@@ -67,6 +68,7 @@ const properties: INodeProperties[] = [
 				placeholder: 'e.g. router',
 				description: 'Only assets of this type, written exactly as the service spells it',
 			},
+			...updatedRangeFilters('assets'),
 		],
 	},
 	recordOptions,
@@ -105,5 +107,14 @@ function readFilters(context: IExecuteFunctions, itemIndex: number): AssetFilter
 	if (site) filters.site = site;
 	if (customerNumber) filters.customerNumber = customerNumber;
 	if (serialNumber) filters.serialNumber = serialNumber;
+	const updated = readDateRange(
+		context,
+		itemIndex,
+		{ from: given.updatedAfter, to: given.updatedBefore },
+		{ from: 'Updated After', to: 'Updated Before' },
+		'asset',
+	);
+	if (updated.from) filters.updatedFrom = updated.from;
+	if (updated.to) filters.updatedTo = updated.to;
 	return filters;
 }

@@ -1,0 +1,142 @@
+import { PollContext } from 'n8n-core';
+import type {
+	IDataObject,
+	INode,
+	INodeCredentialsDetails,
+	INodeExecutionData,
+	IPollFunctions,
+	IWorkflowBase,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+
+import { CREDENTIAL_TYPE, POLLING_TRIGGER_NODE_TYPE } from './node-types';
+import type { Harness } from './workflow';
+
+export const POLLING_NODE_NAME = 'Polling Trigger';
+
+export type PollOutcome = { items: INodeExecutionData[] | null } | { error: Error };
+
+/**
+ * A published workflow with the Polling Trigger, run with n8n-core's PollContext the way n8n's
+ * poll scheduler runs it: the workflow object (and its static data) lives in memory while the
+ * workflow is active; the static data is saved (as to n8n's database) after the activation poll
+ * and whenever a poll emits items; a restart loads the saved static data into a new workflow
+ * object and polls once for the activation ('init'). A poll that throws is n8n's trigger error.
+ */
+export class PollingWorkflow {
+	/** The node's static data as n8n's database holds it (JSON). */
+	private saved = '{}';
+
+	private workflow?: Workflow;
+
+	/** The items of every execution the polls started, in order. */
+	readonly executions: INodeExecutionData[][] = [];
+
+	constructor(
+		private readonly harness: Harness,
+		private readonly credential: INodeCredentialsDetails,
+		private readonly parameters: IDataObject,
+	) {}
+
+	/** Publishing (or n8n starting with the workflow published): the activation poll. */
+	async activate(
+		activation: WorkflowActivateMode = 'activate',
+	): Promise<INodeExecutionData[] | null> {
+		this.workflow = this.newWorkflow(JSON.parse(this.saved) as IDataObject);
+		const items = await this.run(this.workflow, 'trigger', activation);
+		this.save();
+		return items;
+	}
+
+	/** One scheduled poll; a thrown error is returned, as n8n turns it into a trigger error. */
+	async poll(): Promise<PollOutcome> {
+		if (!this.workflow) throw new Error('The workflow is not active');
+		try {
+			return { items: await this.run(this.workflow, 'trigger', 'activate') };
+		} catch (error) {
+			return { error: error as Error };
+		}
+	}
+
+	/** n8n stops (memory lost; the database stays) and starts again with the workflow published. */
+	async restart(): Promise<INodeExecutionData[] | null> {
+		this.workflow = undefined;
+		return await this.activate('init');
+	}
+
+	/** The editor's Fetch Test Event: a manual poll on a copy of the saved workflow. */
+	async fetchTestEvent(): Promise<INodeExecutionData[] | null> {
+		const workflow = this.newWorkflow(JSON.parse(this.saved) as IDataObject);
+		const context = this.context(workflow, 'manual', 'manual');
+		const result = await this.nodeType(workflow).poll!.call(context);
+		return result?.[0] ?? null;
+	}
+
+	/** The static data n8n would have saved by now. */
+	savedStaticData(): IDataObject {
+		return JSON.parse(this.saved) as IDataObject;
+	}
+
+	private async run(
+		workflow: Workflow,
+		mode: WorkflowExecuteMode,
+		activation: WorkflowActivateMode,
+	): Promise<INodeExecutionData[] | null> {
+		const context = this.context(workflow, mode, activation);
+		const result = await this.nodeType(workflow).poll!.call(context);
+		if (result === null) return null;
+		// n8n's __emit: the static data is saved, then the execution starts with the items.
+		this.save();
+		this.executions.push(result[0]);
+		return result[0];
+	}
+
+	private save() {
+		if (!this.workflow) return;
+		const node = this.workflow.getNode(POLLING_NODE_NAME) as INode;
+		this.saved = JSON.stringify(this.workflow.getStaticData('node', node));
+	}
+
+	private context(
+		workflow: Workflow,
+		mode: WorkflowExecuteMode,
+		activation: WorkflowActivateMode,
+	): IPollFunctions {
+		const node = workflow.getNode(POLLING_NODE_NAME) as INode;
+		const workflowData = { id: workflow.id, name: workflow.name } as IWorkflowBase;
+		const additionalData = this.harness.additionalData(mode, 'poll', workflowData);
+		return new PollContext(workflow, node, additionalData, mode, activation);
+	}
+
+	private nodeType(workflow: Workflow) {
+		return this.harness.nodeTypes.getByNameAndVersion(
+			(workflow.getNode(POLLING_NODE_NAME) as INode).type,
+		);
+	}
+
+	private newWorkflow(nodeStaticData: IDataObject): Workflow {
+		const node: INode = {
+			id: 'polling-trigger',
+			name: POLLING_NODE_NAME,
+			type: POLLING_TRIGGER_NODE_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {
+				pollTimes: { item: [{ mode: 'everyMinute' }] },
+				...this.parameters,
+			} as INode['parameters'],
+			credentials: { [CREDENTIAL_TYPE]: this.credential },
+		};
+		return new Workflow({
+			id: 'polling-workflow',
+			name: 'Polling workflow',
+			nodes: [node],
+			connections: {},
+			nodeTypes: this.harness.nodeTypes,
+			active: true,
+			staticData: { [`node:${POLLING_NODE_NAME}`]: nodeStaticData },
+		});
+	}
+}

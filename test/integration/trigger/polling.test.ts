@@ -1,0 +1,350 @@
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE } from '../../../nodes/InvoicingAssets/transport/contract';
+import { PollingWorkflow, type PollOutcome } from '../../harness/poller';
+import { startTestbed, type Testbed } from '../../harness/testbed';
+import { startSimulator } from '../../simulator';
+import { credentialFor } from '../../harness/testbed';
+import { Harness } from '../../harness/workflow';
+
+const MINUTE = 60_000;
+
+let testbed: Testbed;
+
+beforeAll(async () => {
+	testbed = await startTestbed({ invoices: 30, assets: 20 });
+});
+
+afterAll(async () => {
+	await testbed.close();
+});
+
+afterEach(() => {
+	testbed.sim.faults.clear();
+});
+
+function workflow(events: string[] = ['*'], bed: Testbed = testbed) {
+	return new PollingWorkflow(bed.harness, bed.credential, { events });
+}
+
+function jsonOf(items: INodeExecutionData[] | null): IDataObject[] {
+	return (items ?? []).map((item) => item.json);
+}
+
+function itemsOf(outcome: PollOutcome): IDataObject[] {
+	if ('error' in outcome) throw outcome.error;
+	return jsonOf(outcome.items);
+}
+
+/** eventType:record for each item, to compare what was reported. */
+function keys(items: IDataObject[]): string[] {
+	return items.map((item) => {
+		const data = item.data as IDataObject;
+		return `${String(item.eventType)}:${String(data.invoiceNumber ?? data.assetId)}`;
+	});
+}
+
+/** Every eventId each workflow execution carried, across all polls. */
+function allEventIds(polling: PollingWorkflow): string[] {
+	return polling.executions.flat().map((item) => String(item.json.eventId));
+}
+
+function assetIds(count: number, bed: Testbed = testbed): string[] {
+	return bed.sim.data
+		.assets()
+		.filter((asset) => asset.status !== 'retired')
+		.slice(0, count)
+		.map((asset) => asset.assetId);
+}
+
+describe('Polling Trigger', () => {
+	test('the first poll takes a baseline and starts nothing; later changes start it once each, in the webhook shape', async () => {
+		const { sim } = testbed;
+		const before = sim.issueInvoice().invoice;
+		sim.payInvoice(before.invoiceNumber);
+		const polling = workflow();
+
+		expect(await polling.activate()).toBeNull();
+		expect(polling.savedStaticData()).toHaveProperty('changeWindows.invoice.cursor');
+		expect(itemsOf(await polling.poll())).toEqual([]);
+
+		sim.clock.advance(MINUTE);
+		const issued = sim.issueInvoice().invoice;
+		const items = itemsOf(await polling.poll());
+		expect(items).toEqual([
+			{
+				eventId: `invoice.issued:${issued.invoiceNumber}`,
+				eventType: 'invoice.issued',
+				occurredAt: issued.issueDate,
+				subscriptionId: null,
+				data: { ...issued },
+			},
+		]);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+
+		sim.clock.advance(MINUTE);
+		const paid = sim.payInvoice(issued.invoiceNumber).invoice;
+		expect(itemsOf(await polling.poll())).toEqual([
+			{
+				eventId: `invoice.paid:${paid.invoiceNumber}`,
+				eventType: 'invoice.paid',
+				occurredAt: paid.updatedAt,
+				subscriptionId: null,
+				data: { ...paid },
+			},
+		]);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+
+	test('an invoice issued and paid or cancelled between two polls gives both events; assets give updated and retired', async () => {
+		const { sim } = testbed;
+		const polling = workflow();
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const paid = sim.issueInvoice().invoice.invoiceNumber;
+		const cancelled = sim.issueInvoice().invoice.invoiceNumber;
+		sim.clock.advance(1000);
+		sim.payInvoice(paid);
+		sim.cancelInvoice(cancelled);
+		const [updated, retired] = assetIds(2);
+		sim.updateAsset(updated);
+		const retiredAsset = sim.retireAsset(retired).asset;
+
+		const items = itemsOf(await polling.poll());
+		expect(keys(items).sort()).toEqual(
+			[
+				`invoice.issued:${paid}`,
+				`invoice.issued:${cancelled}`,
+				`invoice.paid:${paid}`,
+				`invoice.cancelled:${cancelled}`,
+				`asset.updated:${updated}`,
+				`asset.retired:${retired}`,
+			].sort(),
+		);
+		const occurred = items.map((item) => String(item.occurredAt));
+		expect(occurred).toEqual([...occurred].sort());
+		expect(items.find((item) => item.eventType === 'asset.retired')).toMatchObject({
+			eventId: `asset.retired:${retired}`,
+			data: { ...retiredAsset },
+		});
+		const update = items.find((item) => item.eventType === 'asset.updated') as IDataObject;
+		expect(update.eventId).toBe(
+			`asset.updated:${updated}:${String((update.data as IDataObject).updatedAt)}`,
+		);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+
+	test('only the selected events start the workflow', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.paid', 'asset.retired']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const issuedOnly = sim.issueInvoice().invoice.invoiceNumber;
+		const paid = sim.issueInvoice().invoice.invoiceNumber;
+		sim.payInvoice(paid);
+		const [updated, retired] = assetIds(2);
+		sim.updateAsset(updated);
+		sim.retireAsset(retired);
+		const items = itemsOf(await polling.poll());
+		expect(keys(items).sort()).toEqual([`asset.retired:${retired}`, `invoice.paid:${paid}`]);
+		expect(keys(items).join()).not.toContain(issuedOnly);
+	});
+
+	test('changes in the same second as the last poll, written after it, are reported once', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const reported: string[] = [];
+		for (let round = 0; round < 5; round++) {
+			// No clock advance: every invoice of these rounds has the same updatedAt second (mostly).
+			for (let i = 0; i < 3; i++) reported.push(sim.issueInvoice().invoice.invoiceNumber);
+			await polling.poll();
+		}
+		const ids = allEventIds(polling);
+		expect(ids.sort()).toEqual(reported.map((number) => `invoice.issued:${number}`).sort());
+		expect(new Set(ids).size).toBe(ids.length);
+	});
+
+	test('several pages of changes after a long pause come in one poll, each once, with one request per page', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		const expected: string[] = [];
+		for (let day = 0; day < 3; day++) {
+			sim.clock.advance(24 * 60 * MINUTE);
+			for (let i = 0; i < 90; i++) {
+				const number = sim.issueInvoice().invoice.invoiceNumber;
+				expected.push(`invoice.issued:${number}`);
+				if (i % 3 === 0) {
+					sim.payInvoice(number);
+					expected.push(`invoice.paid:${number}`);
+				}
+			}
+		}
+		sim.log.reset();
+		const items = itemsOf(await polling.poll());
+		expect(items.map((item) => item.eventId).sort()).toEqual(expected.sort());
+		const from = String(sim.log.entries({ route: 'invoices.list' })[0].query.updatedFrom);
+		const inWindow = sim.data.invoices().filter((invoice) => invoice.updatedAt >= from).length;
+		expect(inWindow).toBeGreaterThanOrEqual(270);
+		// Three days on, the token has expired too: one request is refused (401) and sent again.
+		expect(sim.log.count('invoices.list', { status: 200 })).toBe(
+			Math.ceil(inWindow / MAX_PAGE_SIZE),
+		);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+
+	test('a poll that fails half way shows the node’s error, keeps its position, and the next poll reports everything once', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const expected = Array.from(
+			{ length: 150 },
+			() => `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`,
+		);
+		const savedBefore = JSON.stringify(polling.savedStaticData());
+		// The first page answers; the second fails, and is not retried (400).
+		sim.faults.add({ route: 'invoices.list', status: 400, skip: 1, times: 1 });
+
+		const failed = await polling.poll();
+		expect('error' in failed && failed.error.message).toMatch(/400|bad request|invalid/i);
+		expect(polling.executions.flat()).toHaveLength(0);
+		expect(JSON.stringify(polling.savedStaticData())).toBe(savedBefore);
+
+		const items = itemsOf(await polling.poll());
+		expect(items.map((item) => item.eventId).sort()).toEqual([...expected].sort());
+	});
+
+	test('pages that do not add up are read again, and a poll fails rather than miss a change', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const expected = Array.from(
+			{ length: 150 },
+			() => `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`,
+		);
+		// A second page that lost its records on the way (as if they had moved to page 1).
+		const shortPage = { items: [], page: 2, pageSize: MAX_PAGE_SIZE, totalItems: 150 };
+		sim.faults.add({ route: 'invoices.list', status: 200, body: shortPage, skip: 1, times: 1 });
+		sim.log.reset();
+		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual(expected);
+		expect(sim.log.count('invoices.list', { status: 200 })).toBe(4);
+
+		sim.clock.advance(MINUTE);
+		const later = `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`;
+		const saved = JSON.stringify(polling.savedStaticData());
+		sim.faults.add({ route: 'invoices.list', status: 200, body: shortPage });
+		const failed = await polling.poll();
+		expect('error' in failed && failed.error.message).toMatch(/did not add up after 3 reads/);
+		expect(JSON.stringify(polling.savedStaticData())).toBe(saved);
+		sim.faults.clear();
+		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual([later]);
+	});
+
+	test('nothing is lost or repeated across n8n restarts, including a restart that loses unsaved progress', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		const expected: string[] = [];
+		const issue = () => {
+			const number = sim.issueInvoice().invoice.invoiceNumber;
+			expected.push(`invoice.issued:${number}`);
+			return number;
+		};
+		sim.clock.advance(MINUTE);
+		const first = issue();
+		await polling.poll();
+		sim.clock.advance(MINUTE);
+		await polling.poll(); // nothing new: progress kept in memory only
+		await polling.restart();
+		sim.clock.advance(MINUTE);
+		sim.payInvoice(first);
+		expected.push(`invoice.paid:${first}`);
+		issue();
+		await polling.restart(); // the activation poll of the restart reports the changes
+		sim.clock.advance(10 * MINUTE);
+		issue();
+		await polling.poll();
+		await polling.restart();
+		await polling.poll();
+
+		const ids = allEventIds(polling);
+		expect(ids.sort()).toEqual(expected.sort());
+	});
+
+	test.each([
+		['ahead of', 3 * MINUTE],
+		['behind', -3 * MINUTE],
+	])(
+		'with the service’s clock 3 minutes %s n8n’s, no change is lost or repeated',
+		async (_, offsetMs) => {
+			const sim = await startSimulator({ invoices: 5, assets: 5, clockOffsetMs: offsetMs });
+			const harness = new Harness();
+			const bed: Testbed = {
+				sim,
+				harness,
+				credential: harness.addCredential(credentialFor(sim)),
+				close: async () => await sim.close(),
+			};
+			try {
+				const before = sim.issueInvoice().invoice.invoiceNumber;
+				const polling = workflow(['invoice.issued', 'invoice.paid'], bed);
+				await polling.activate();
+				const expected = [`invoice.paid:${before}`];
+				sim.payInvoice(before);
+				for (let i = 0; i < 4; i++) {
+					expected.push(`invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`);
+					await polling.poll();
+				}
+				await polling.poll();
+				expect(allEventIds(polling).sort()).toEqual(expected.sort());
+			} finally {
+				await bed.close();
+			}
+		},
+	);
+
+	test('Fetch Test Event returns the newest matching record and leaves the position alone', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.paid']);
+		await polling.activate();
+		const saved = JSON.stringify(polling.savedStaticData());
+		sim.clock.advance(MINUTE);
+		const older = sim.issueInvoice().invoice.invoiceNumber;
+		const newer = sim.issueInvoice().invoice.invoiceNumber;
+		sim.payInvoice(older);
+		sim.clock.advance(5000);
+		const newest = sim.payInvoice(newer).invoice;
+		sim.clock.advance(1000);
+		sim.issueInvoice();
+
+		expect(jsonOf(await polling.fetchTestEvent())).toEqual([
+			{
+				eventId: `invoice.paid:${newer}`,
+				eventType: 'invoice.paid',
+				occurredAt: newest.updatedAt,
+				subscriptionId: null,
+				data: { ...newest },
+			},
+		]);
+		expect(JSON.stringify(polling.savedStaticData())).toBe(saved);
+	});
+
+	test('an idle poll costs one list request per record kind', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['*']);
+		await polling.activate();
+		await polling.poll();
+		sim.log.reset();
+		expect(itemsOf(await polling.poll())).toEqual([]);
+		expect(sim.log.countsByRoute()).toEqual({ 'invoices.list': 1, 'assets.list': 1 });
+	});
+
+	test('a selection without any event fails with a clear error', async () => {
+		const polling = workflow([]);
+		await expect(polling.activate()).rejects.toThrow('No event is selected');
+	});
+});
