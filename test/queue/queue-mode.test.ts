@@ -17,6 +17,7 @@ import { NODE_NAMES, CREDENTIAL_TYPE, invoiceToAssetWorkflow } from '../e2e/work
 import { expectNoSecret } from '../harness/secrets';
 import {
 	getExecution,
+	hasEnded,
 	listExecutions,
 	waitFor,
 	waitForEvent,
@@ -25,7 +26,7 @@ import {
 } from '../n8n/executions';
 import { EXAMPLES, loadExample } from '../n8n/examples';
 import { N8nInstance } from '../n8n/instance';
-import { disposePackedPackage } from '../n8n/package';
+import { disposePackedPackage, PACKAGE_NAME } from '../n8n/package';
 import { startSimulator, type DeliveryOutcome, type Simulator } from '../simulator';
 import { QueueCluster } from './cluster';
 import { cpuSecondsOfGroups } from './cpu';
@@ -33,6 +34,7 @@ import { cpuSecondsOfGroups } from './cpu';
 jest.setTimeout(20 * 60_000);
 
 const MINUTE = 60_000;
+const POLLING_TRIGGER_TYPE = `${PACKAGE_NAME}.invoicingAssetsPollingTrigger`;
 
 function sizeFromEnv(name: string, fallback: number): number {
 	const value = Number(process.env[name]);
@@ -467,6 +469,119 @@ test('the repeated-event memory is per webhook process: a second process and a r
 	figure(
 		`repeats, two webhook processes and a restart: 1 event delivered ${answers.length + 1} times (service → webhook1, ${answers.map(([where]) => where).join(', ')}) → ${runs} executions: each process remembers only what it let in since it started`,
 	);
+});
+
+const POLLING_TRIGGER = 'Invoice Changes';
+
+/** The Polling Trigger (every minute, invoices issued or paid) alone, on the main. */
+async function publishPollingWorkflow() {
+	const { main } = queue();
+	const created = await main.api<{ id: string; name: string }>('POST', '/credentials', {
+		name: 'Invoicing & Assets account (polling)',
+		type: CREDENTIAL_TYPE,
+		data: credentialData(),
+	});
+	expect(created.status).toBe(200);
+	const answer = await main.api<{ id: string }>('POST', '/workflows', {
+		name: 'Invoice changes, polled',
+		settings: { executionOrder: 'v1' },
+		connections: {},
+		nodes: [
+			{
+				id: '17de47d9-8c8f-4adf-8bc8-8e9fa0b1c2d7',
+				name: POLLING_TRIGGER,
+				type: POLLING_TRIGGER_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {
+					pollTimes: { item: [{ mode: 'everyMinute' }] },
+					events: ['invoice.issued', 'invoice.paid'],
+				},
+				credentials: { [CREDENTIAL_TYPE]: { id: created.body.id, name: created.body.name } },
+			},
+		],
+	});
+	expect(answer.status).toBe(200);
+	expect((await main.api('POST', `/workflows/${answer.body.id}/publish`)).status).toBe(200);
+	return answer.body.id;
+}
+
+/** The Polling Trigger's requests: invoice lists by updatedAt, in arrival order. */
+function pollRequests() {
+	return sim.log
+		.entries({ route: 'invoices.list' })
+		.filter((entry) => entry.query.updatedFrom !== undefined);
+}
+
+/** `eventType:invoiceNumber` of every item the polling executions' trigger output. */
+function polledChanges(executions: Execution[]): string[] {
+	return executions.flatMap((execution) =>
+		(execution.data?.resultData.runData[POLLING_TRIGGER]?.[0]?.data?.main[0] ?? []).map(
+			({ json }) =>
+				`${String(json.eventType)}:${String((json.data as { invoiceNumber?: string }).invoiceNumber)}`,
+		),
+	);
+}
+
+test('Polling Trigger in queue mode: only the main polls (once a minute), the workers run the executions, each change once', async () => {
+	const { main } = queue();
+	const pollsBefore = pollRequests().length;
+	const pollingId = await publishPollingWorkflow();
+	try {
+		// Publishing runs a first poll on the main: the baseline, which starts nothing.
+		await waitFor('the baseline poll', () => pollRequests().length > pollsBefore, 2 * MINUTE);
+		const baseline = pollRequests().length;
+
+		const issued = [0, 1, 2, 3].map(() => issueInvoiceBillingAnAsset());
+		for (const { event } of issued) expectAllDelivered(await event.done, 1);
+		const paid = issued.slice(0, 2).map(({ invoice }) => sim.payInvoice(invoice.invoiceNumber));
+		const expected = [
+			...issued.map(({ invoice }) => `invoice.issued:${invoice.invoiceNumber}`),
+			...paid.map(({ invoice }) => `invoice.paid:${invoice.invoiceNumber}`),
+		].sort();
+
+		const reported = await waitFor(
+			'the changes in polling executions',
+			async () => {
+				const ended = (await listExecutions(main, pollingId)).filter(hasEnded);
+				const full = await Promise.all(
+					ended.map(async (entry) => await getExecution(main, entry.id)),
+				);
+				return polledChanges(full).length >= expected.length ? full : undefined;
+			},
+			3 * MINUTE,
+			2000,
+		);
+		// One more poll after them finds nothing new and starts nothing.
+		const pollsSoFar = pollRequests().length;
+		await waitFor('the next poll', () => pollRequests().length > pollsSoFar, 2 * MINUTE);
+		await sleep(5000);
+		const executions = await listExecutions(main, pollingId);
+		expect(executions.map((entry) => entry.id).sort()).toEqual(
+			reported.map((entry) => entry.id).sort(),
+		);
+
+		expect(polledChanges(reported).sort()).toEqual(expected);
+		expect(reported.every((entry) => entry.status === 'success' && entry.mode === 'trigger')).toBe(
+			true,
+		);
+		const split = workerSplit(reported.map((entry) => entry.id));
+		expect(split.unknown).toBe(0);
+
+		// Every scheduled poll came alone: had a worker or the webhook process polled too, two
+		// polls would meet at the same minute mark. (The first, on publishing, is off the schedule.)
+		const scheduled = pollRequests()
+			.slice(baseline)
+			.map((entry) => Date.parse(entry.at));
+		const gaps = scheduled.slice(1).map((at, index) => (at - scheduled[index]) / 1000);
+		expect(scheduled.length).toBeGreaterThanOrEqual(2);
+		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(50);
+		figure(
+			`Polling Trigger (every minute) in queue mode: ${expected.length} changes (${issued.length} issued, ${paid.length} paid) → ${reported.length} execution(s) carrying each change once (${formatSplit(split)}); ${pollRequests().length - pollsBefore} polls, all by the main, scheduled ones ${gaps.map((gap) => `${gap.toFixed(0)} s`).join(', ')} apart; the poll after them started nothing`,
+		);
+	} finally {
+		expect((await main.api('POST', `/workflows/${pollingId}/unpublish`)).status).toBe(200);
+	}
 });
 
 test('the token clock moves 61 minutes under concurrent load → no failed execution', async () => {
