@@ -151,3 +151,39 @@ export function fourNodeInvoiceAssetsWorkflow(
 		},
 	};
 }
+
+export const POLLING_TRIGGER_TYPE = `${PACKAGE_NAME}.invoicingAssetsPollingTrigger`;
+export const POLLING_NODE_NAME = 'Invoice Changes';
+
+/** The Polling Trigger on n8n's shortest Poll Times (every minute) → No Operation. */
+export function pollingWorkflow(
+	credential: { id: string; name: string },
+	events: string[] = ['invoice.issued', 'invoice.paid'],
+): WorkflowJson {
+	return {
+		name: `Polling ${events.join(', ')} ${Date.now()}`,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: 'd3fa03f5-4e4b-4c9b-8d84-4a5b6c7d8e93',
+				name: POLLING_NODE_NAME,
+				type: POLLING_TRIGGER_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events },
+				credentials: { [CREDENTIAL_TYPE]: credential },
+			},
+			{
+				id: 'e40b1406-5f5c-4dac-9e95-5b6c7d8e9fa4',
+				name: 'Each Change',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [260, 0],
+				parameters: {},
+			},
+		],
+		connections: {
+			[POLLING_NODE_NAME]: { main: [[{ node: 'Each Change', type: 'main', index: 0 }]] },
+		},
+	};
+}

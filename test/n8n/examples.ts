@@ -11,6 +11,7 @@ export const EXAMPLES = {
 	newInvoice: 'new-invoice-fetch-assets.json',
 	overdueReport: 'daily-overdue-invoices-report.json',
 	exactlyOnce: 'new-invoice-exactly-once.json',
+	pollInvoices: 'poll-new-and-paid-invoices.json',
 };
 
 export interface WorkflowFile {

@@ -13,7 +13,13 @@ import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
-import { NODE_NAMES, CREDENTIAL_TYPE, invoiceToAssetWorkflow } from '../e2e/workflows';
+import {
+	NODE_NAMES,
+	CREDENTIAL_TYPE,
+	invoiceToAssetWorkflow,
+	POLLING_NODE_NAME,
+	pollingWorkflow,
+} from '../e2e/workflows';
 import { expectNoSecret } from '../harness/secrets';
 import {
 	getExecution,
@@ -26,7 +32,7 @@ import {
 } from '../n8n/executions';
 import { EXAMPLES, loadExample } from '../n8n/examples';
 import { N8nInstance } from '../n8n/instance';
-import { disposePackedPackage, PACKAGE_NAME } from '../n8n/package';
+import { disposePackedPackage } from '../n8n/package';
 import { startSimulator, type DeliveryOutcome, type Simulator } from '../simulator';
 import { QueueCluster } from './cluster';
 import { cpuSecondsOfGroups } from './cpu';
@@ -34,7 +40,6 @@ import { cpuSecondsOfGroups } from './cpu';
 jest.setTimeout(20 * 60_000);
 
 const MINUTE = 60_000;
-const POLLING_TRIGGER_TYPE = `${PACKAGE_NAME}.invoicingAssetsPollingTrigger`;
 
 function sizeFromEnv(name: string, fallback: number): number {
 	const value = Number(process.env[name]);
@@ -471,9 +476,7 @@ test('the repeated-event memory is per webhook process: a second process and a r
 	);
 });
 
-const POLLING_TRIGGER = 'Invoice Changes';
-
-/** The Polling Trigger (every minute, invoices issued or paid) alone, on the main. */
+/** The Polling Trigger (every minute, invoices issued or paid) → No Operation, on the main. */
 async function publishPollingWorkflow() {
 	const { main } = queue();
 	const created = await main.api<{ id: string; name: string }>('POST', '/credentials', {
@@ -482,25 +485,11 @@ async function publishPollingWorkflow() {
 		data: credentialData(),
 	});
 	expect(created.status).toBe(200);
-	const answer = await main.api<{ id: string }>('POST', '/workflows', {
-		name: 'Invoice changes, polled',
-		settings: { executionOrder: 'v1' },
-		connections: {},
-		nodes: [
-			{
-				id: '17de47d9-8c8f-4adf-8bc8-8e9fa0b1c2d7',
-				name: POLLING_TRIGGER,
-				type: POLLING_TRIGGER_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {
-					pollTimes: { item: [{ mode: 'everyMinute' }] },
-					events: ['invoice.issued', 'invoice.paid'],
-				},
-				credentials: { [CREDENTIAL_TYPE]: { id: created.body.id, name: created.body.name } },
-			},
-		],
-	});
+	const answer = await main.api<{ id: string }>(
+		'POST',
+		'/workflows',
+		pollingWorkflow({ id: created.body.id, name: created.body.name }),
+	);
 	expect(answer.status).toBe(200);
 	expect((await main.api('POST', `/workflows/${answer.body.id}/publish`)).status).toBe(200);
 	return answer.body.id;
@@ -516,7 +505,7 @@ function pollRequests() {
 /** `eventType:invoiceNumber` of every item the polling executions' trigger output. */
 function polledChanges(executions: Execution[]): string[] {
 	return executions.flatMap((execution) =>
-		(execution.data?.resultData.runData[POLLING_TRIGGER]?.[0]?.data?.main[0] ?? []).map(
+		(execution.data?.resultData.runData[POLLING_NODE_NAME]?.[0]?.data?.main[0] ?? []).map(
 			({ json }) =>
 				`${String(json.eventType)}:${String((json.data as { invoiceNumber?: string }).invoiceNumber)}`,
 		),

@@ -8,6 +8,7 @@
  *   npm run reliability -- --ci          CI sizes (about 7–10 minutes), as assertions; ends with a jest-style
  *                                        "Tests: N failed, M passed, T total" line for .ci/run
  *   npm run reliability -- --only=fuzz,token   some checks only (ids below)
+ *   npm run reliability -- --only=polling      the polling soak only (full: about 15 minutes)
  *
  * Speed goals (latency and wall-time ratios) are judged at full size only; at CI size they are
  * reported. Every run uses marker secrets (see test/simulator/secret-record.ts) and ends with the
@@ -32,6 +33,7 @@ import { actionFaultsCheck } from './action-faults';
 import { deliveriesCheck } from './deliveries';
 import { fuzzCheck } from './fuzz';
 import { hygieneCheck } from './hygiene';
+import { pollingSoakCheck } from './polling';
 import { Report } from './report';
 import { defaultModeCyclesCheck, soakCheck } from './soak';
 import { CI_SIZES, FULL_SIZES, OWN_OUTPUT_FILE, printable, type RunContext } from './support';
@@ -53,6 +55,7 @@ const CHECKS: Check[] = [
 	{ id: 'token', item: '5 token', usesMainN8n: true, run: tokenCheck },
 	{ id: 'publish', item: '1 soak', usesMainN8n: true, run: defaultModeCyclesCheck },
 	{ id: 'soak', item: '1 soak', usesMainN8n: false, run: soakCheck },
+	{ id: 'polling', item: '8 polling', usesMainN8n: false, run: pollingSoakCheck },
 	{ id: 'hygiene', item: '7 secrets', usesMainN8n: false, run: hygieneCheck },
 ];
 

@@ -39,6 +39,7 @@ import ts from 'typescript';
 
 import { InvoicingAssetsApi } from '../../credentials/InvoicingAssetsApi.credentials';
 import { InvoicingAssets } from '../../nodes/InvoicingAssets/InvoicingAssets.node';
+import { InvoicingAssetsPollingTrigger } from '../../nodes/InvoicingAssets/InvoicingAssetsPollingTrigger.node';
 import { InvoicingAssetsTrigger } from '../../nodes/InvoicingAssets/InvoicingAssetsTrigger.node';
 import { packPackage, REPOSITORY } from '../n8n/package';
 
@@ -561,6 +562,10 @@ async function run(work: string) {
 		{
 			description: (new InvoicingAssetsTrigger() as INodeType).description,
 			sourceFile: join(REPOSITORY, 'nodes/InvoicingAssets/InvoicingAssetsTrigger.node.ts'),
+		},
+		{
+			description: (new InvoicingAssetsPollingTrigger() as INodeType).description,
+			sourceFile: join(REPOSITORY, 'nodes/InvoicingAssets/InvoicingAssetsPollingTrigger.node.ts'),
 		},
 	];
 	record(

@@ -67,7 +67,8 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 	// Only now, with every kind read, does the position move on.
 	staticData[STATE_KEY] = next;
 	if (events.length === 0) return null;
-	events.sort((a, b) => ((a.occurredAt ?? '') < (b.occurredAt ?? '') ? -1 : 1));
+	// In the order of their time; of equal times, invoices first (a stable sort keeps the read order).
+	events.sort((a, b) => (a.occurredAt ?? '').localeCompare(b.occurredAt ?? ''));
 	return [this.helpers.returnJsonArray(events as unknown as IDataObject[])];
 }
 
