@@ -557,8 +557,10 @@ test('Polling Trigger in queue mode: only the main polls (once a minute), the wo
 		const split = workerSplit(reported.map((entry) => entry.id));
 		expect(split.unknown).toBe(0);
 
-		// Every scheduled poll came alone: had a worker or the webhook process polled too, two
-		// polls would meet at the same minute mark. (The first, on publishing, is off the schedule.)
+		// Every scheduled poll came alone, a minute after the one before. A second poller in any
+		// process would fire at its own second of the minute (n8n draws it at random on each
+		// activation), less than 50 s from one of these. The first poll, on publishing, is off the
+		// schedule and left out.
 		const scheduled = pollRequests()
 			.slice(baseline)
 			.map((entry) => Date.parse(entry.at));
