@@ -247,10 +247,10 @@ export async function pollingSoakCheck(ctx: RunContext) {
 		);
 		ctx.report.info(
 			ITEM,
-			'requests an idle poll costs (All Events: invoices and assets)',
+			'requests of the first poll after the changes stopped (All Events)',
 			idleRequests,
 			'—',
-			'one list request per record kind; a token request once an hour on top',
+			'it reads the last 5 minutes of changes again (the overlap): one list request per 100 such changes per record kind; once nothing has changed for 5 minutes, one request per kind (the in-process test "an idle poll costs one list request per record kind")',
 		);
 	} finally {
 		forget();
@@ -295,7 +295,7 @@ function polls(sim: Simulator, clientId: string, route: 'invoices.list' | 'asset
 		.filter((entry) => entry.query.page === '1' && entry.status !== 400).length;
 }
 
-/** Requests one more poll of the first workflow makes when nothing has changed. */
+/** Requests one more poll of the first workflow makes when nothing has changed since the last. */
 async function idlePollCost(service: Service): Promise<number> {
 	const { sim } = service;
 	const clientId = service.clients[0].clientId;

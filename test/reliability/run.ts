@@ -4,11 +4,11 @@
  * simulator (issue 6). Prints ONE table on stdout: each figure, its goal, met or not; progress goes
  * to stderr.
  *
- *   npm run reliability                  full sizes (about 40–60 minutes on 2 cores)
- *   npm run reliability -- --ci          CI sizes (about 7–10 minutes), as assertions; ends with a jest-style
+ *   npm run reliability                  full sizes (about 55–75 minutes on 2 cores; the polling soak 15)
+ *   npm run reliability -- --ci          CI sizes (about 13–16 minutes; the polling soak 6), as assertions; ends with a jest-style
  *                                        "Tests: N failed, M passed, T total" line for .ci/run
  *   npm run reliability -- --only=fuzz,token   some checks only (ids below)
- *   npm run reliability -- --only=polling      the polling soak only (full: about 15 minutes)
+ *   npm run reliability -- --only=polling      the polling soak only
  *
  * Speed goals (latency and wall-time ratios) are judged at full size only; at CI size they are
  * reported. Every run uses marker secrets (see test/simulator/secret-record.ts) and ends with the
