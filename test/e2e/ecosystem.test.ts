@@ -7,8 +7,9 @@
  *   comes from the credential's preAuthentication, the request carries it as a bearer token, the
  *   next run reuses it, and an expired token is renewed once.
  * - The README's example workflows (docs/examples/*.json) import through the public API; the
- *   new-invoice one runs once on an issued invoice, and the overdue report's nodes produce the
- *   simulator's own totals.
+ *   new-invoice one runs once on an issued invoice and gets its assets in one node (Include Billed
+ *   Assets), the same assets as the four-node way (Split Out, Managed Asset Get), and a deleted
+ *   asset as null with its reason; the overdue report's nodes produce the simulator's own totals.
  */
 import { randomUUID } from 'node:crypto';
 import type { INode } from 'n8n-workflow';
@@ -27,7 +28,13 @@ import {
 import { N8nInstance } from '../n8n/instance';
 import { disposePackedPackage, PACKAGE_NAME } from '../n8n/package';
 import { startSimulator, type Simulator } from '../simulator';
-import { ACTION_TYPE, CREDENTIAL_TYPE, type WorkflowJson } from './workflows';
+import {
+	ACTION_TYPE,
+	CREDENTIAL_TYPE,
+	FOUR_NODE_NAMES,
+	fourNodeInvoiceAssetsWorkflow,
+	type WorkflowJson,
+} from './workflows';
 
 jest.setTimeout(10 * 60_000);
 
@@ -222,10 +229,11 @@ test("n8n's HTTP Request node uses the credential (predefined type) for a page o
 	await unpublish(id);
 });
 
-test('the new-invoice example imports, publishes one subscription, runs once on an issued invoice and fetches every billed asset', async () => {
+test('the new-invoice example imports, publishes one subscription and, run on an issued invoice, gets the invoice with each billed asset in one node, as the four-node way does; a deleted asset is null with its reason', async () => {
 	const workflow = loadExample(EXAMPLES.newInvoice, credential);
-	const webhookId = String(workflow.nodes.find((node) => node.webhookId)?.webhookId);
-	const ours = () =>
+	const [trigger, getInvoice] = workflow.nodes;
+	expect(getInvoice.parameters.options).toMatchObject({ includeBilledAssets: true });
+	const subscriptionsOf = (webhookId: string) =>
 		sim.subscriptions
 			.list()
 			.filter((subscription) => subscription.notificationUrl.includes(webhookId));
@@ -234,43 +242,74 @@ test('the new-invoice example imports, publishes one subscription, runs once on 
 	expect(imported.body.nodes.map((node) => node.name)).toEqual(
 		workflow.nodes.map((node) => node.name),
 	);
-
 	await publish(id);
-	await waitFor('the subscription', () => ours().length === 1);
-	expect(ours()[0].eventTypes).toEqual(['invoice.issued']);
+	await waitFor('the subscription', () => subscriptionsOf(String(trigger.webhookId)).length === 1);
+	expect(subscriptionsOf(String(trigger.webhookId))[0].eventTypes).toEqual(['invoice.issued']);
 
-	const [first, second] = sim.data.assets();
+	// The same automation in four nodes, published beside it, sees the same invoice.
+	const fourNodeWebhook = randomUUID();
+	const fourNode = await createWorkflow(fourNodeInvoiceAssetsWorkflow(credential, fourNodeWebhook));
+	await publish(fourNode);
+	await waitFor('the four-node subscription', () => subscriptionsOf(fourNodeWebhook).length === 1);
+
+	const [first, second, third] = sim.data.assets();
+	const line = (assetId: string | null) => ({
+		assetId,
+		description: 'Managed service',
+		quantity: 1,
+	});
 	const { invoice } = sim.issueInvoice({
 		customerNumber: first.customerNumber,
-		lines: [
-			{
-				assetId: first.assetId,
-				description: 'Managed service',
-				quantity: 1,
-				unitPrice: 100,
-				amount: 100,
-			},
-			{
-				assetId: second.assetId,
-				description: 'Managed service',
-				quantity: 2,
-				unitPrice: 50,
-				amount: 100,
-			},
-		],
+		lines: [line(second.assetId), line(null), line(first.assetId), line(second.assetId)],
 	});
 	const execution = await finishedExecution(id);
 	expect(execution.status).toBe('success');
-	expect(outputOf(execution, 'Get Invoice')).toEqual([
-		expect.objectContaining({ invoiceNumber: invoice.invoiceNumber }),
-	]);
-	expect(outputOf(execution, 'Get Managed Asset').map((asset) => asset.assetId)).toEqual([
-		first.assetId,
-		second.assetId,
+	const [withAssets] = outputOf(execution, getInvoice.name) as Array<{
+		invoiceNumber: string;
+		assetIds: string[];
+		assets: Array<Record<string, unknown> | null>;
+		missingAssets: unknown[];
+	}>;
+	expect(withAssets).toMatchObject({
+		invoiceNumber: invoice.invoiceNumber,
+		assetIds: [second.assetId, first.assetId],
+		missingAssets: [],
+	});
+	expect(withAssets.assets.map((asset) => asset?.assetId)).toEqual(withAssets.assetIds);
+
+	const fourNodeRun = await finishedExecution(fourNode);
+	expect(fourNodeRun.status).toBe('success');
+	const fetchedOneByOne = outputOf(fourNodeRun, FOUR_NODE_NAMES.asset);
+	expect(fetchedOneByOne.map((asset) => asset.assetId)).toEqual(withAssets.assetIds);
+	for (const [index, asset] of withAssets.assets.entries()) {
+		expect(fetchedOneByOne[index]).toMatchObject(asset as Record<string, unknown>);
+	}
+	await unpublish(fourNode);
+	await waitFor('no four-node subscription', () => subscriptionsOf(fourNodeWebhook).length === 0);
+
+	// An asset deleted at the service: the invoice still comes, the asset is null with its reason.
+	expect(sim.deleteAsset(second.assetId)).toBe(true);
+	const { invoice: later } = sim.issueInvoice({
+		customerNumber: first.customerNumber,
+		lines: [line(second.assetId), line(third.assetId)],
+	});
+	const laterRun = await finishedExecution(id, 2);
+	expect(laterRun.status).toBe('success');
+	expect(outputOf(laterRun, getInvoice.name)).toEqual([
+		expect.objectContaining({
+			invoiceNumber: later.invoiceNumber,
+			assets: [null, expect.objectContaining({ assetId: third.assetId })],
+			missingAssets: [
+				{
+					assetId: second.assetId,
+					reason: `Managed asset '${second.assetId}' was not found (HTTP 404)`,
+				},
+			],
+		}),
 	]);
 
 	await unpublish(id);
-	await waitFor('no subscription', () => ours().length === 0);
+	await waitFor('no subscription', () => subscriptionsOf(String(trigger.webhookId)).length === 0);
 });
 
 test("the overdue-report example imports and publishes; its nodes, run once, give the simulator's count and total per currency", async () => {

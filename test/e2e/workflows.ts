@@ -75,6 +75,83 @@ export function invoiceToAssetWorkflow(
 	};
 }
 
+export const FOUR_NODE_NAMES = {
+	trigger: 'New Invoice Issued',
+	invoice: 'Get Invoice',
+	split: 'One Item per Billed Asset',
+	asset: 'Get Managed Asset',
+};
+
+/**
+ * The new-invoice automation as it was built before Include Billed Assets, and as users may still
+ * build it: Trigger (invoice.issued) → Invoice Get (Simplify) → Split Out assetIds → Managed Asset Get.
+ */
+export function fourNodeInvoiceAssetsWorkflow(
+	credential: { id: string; name: string },
+	webhookId: string,
+): WorkflowJson {
+	const credentials = { [CREDENTIAL_TYPE]: credential };
+	const names = FOUR_NODE_NAMES;
+	const next = (node: string) => ({ main: [[{ node, type: 'main' as const, index: 0 }]] });
+	return {
+		name: `New invoice → fetch → split → assets ${webhookId.slice(0, 8)}`,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: 'd3fa03f5-4e4b-4c9b-8d84-4a5b6c7d8e93',
+				name: names.trigger,
+				type: TRIGGER_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId,
+				parameters: { events: ['invoice.issued'], options: {} },
+				credentials,
+			},
+			{
+				id: 'e4ab14a6-5f5c-4dac-9e95-5b6c7d8e9fa4',
+				name: names.invoice,
+				type: ACTION_TYPE,
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {
+					resource: 'invoice',
+					operation: 'get',
+					invoiceNumber: { __rl: true, mode: 'number', value: '={{ $json.data.invoiceNumber }}' },
+					options: { simplify: true },
+				},
+				credentials,
+			},
+			{
+				id: 'f5bc25b7-6a6d-4ebd-8fa6-6c7d8e9fa0b5',
+				name: names.split,
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: [480, 0],
+				parameters: { fieldToSplitOut: 'assetIds', include: 'allOtherFields', options: {} },
+			},
+			{
+				id: '06cd36c8-7b7e-4fce-9ab7-7d8e9fa0b1c6',
+				name: names.asset,
+				type: ACTION_TYPE,
+				typeVersion: 1,
+				position: [720, 0],
+				parameters: {
+					resource: 'managedAsset',
+					operation: 'get',
+					assetId: { __rl: true, mode: 'id', value: '={{ $json.assetIds }}' },
+					options: {},
+				},
+				credentials,
+			},
+		],
+		connections: {
+			[names.trigger]: next(names.invoice),
+			[names.invoice]: next(names.split),
+			[names.split]: next(names.asset),
+		},
+	};
+}
+
 export const POLLING_TRIGGER_TYPE = `${PACKAGE_NAME}.invoicingAssetsPollingTrigger`;
 export const POLLING_NODE_NAME = 'Invoice Changes';
 

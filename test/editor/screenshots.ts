@@ -7,9 +7,9 @@
  * certificate of the test CA), then drives the editor like a user: signs in, creates a workflow,
  * finds the nodes in the node panel, opens the trigger's panel and its Events, creates the
  * credential in its dialog (n8n tests it against the simulator), adds the action node, opens its
- * Resource and Operation dropdowns for every resource and its invoice list. Every step asserts
- * what the editor shows against the node descriptions, and saves a PNG into docs/images/
- * (`-- --out <dir>` elsewhere).
+ * Resource and Operation dropdowns for every resource and its invoice list, then adds the Polling
+ * Trigger and opens its Events. Every step asserts what the editor shows against the node
+ * descriptions, and saves a PNG into docs/images/ (`-- --out <dir>` elsewhere).
  *
  * The browser is Debian's Chromium, installed with apt-get when missing (as root), driven by
  * playwright-core, which never downloads a browser. It trusts the test CA through a throw-away
@@ -31,6 +31,7 @@ import { chromium, selectors, type BrowserContext, type Page } from 'playwright-
 
 import { InvoicingAssetsApi } from '../../credentials/InvoicingAssetsApi.credentials';
 import { InvoicingAssets } from '../../nodes/InvoicingAssets/InvoicingAssets.node';
+import { InvoicingAssetsPollingTrigger } from '../../nodes/InvoicingAssets/InvoicingAssetsPollingTrigger.node';
 import { eventTypeOptions } from '../../nodes/InvoicingAssets/shared/events';
 import { N8nInstance } from '../n8n/instance';
 import { REPOSITORY } from '../n8n/package';
@@ -545,6 +546,58 @@ async function driveEditor(
 		await checks.shoot('invoice-list.png');
 		return `${shown.length} invoices listed (${shown[0]} …), all from the simulator`;
 	});
+
+	await checks.run(
+		'polling trigger: in the node panel, its notice, Poll Times and Events',
+		async () => {
+			const polling = new InvoicingAssetsPollingTrigger().description;
+			const events = polling.properties.find((property) => property.name === 'events');
+			const expectedEvents = ((events?.options ?? []) as INodePropertyOptions[]).map(
+				(option) => option.name,
+			);
+			// A new workflow; the editor may ask whether to leave the one with unsaved nodes.
+			page.once('dialog', async (dialog) => await dialog.accept());
+			await page.goto(`${n8n.url}/workflow/new`);
+			await page.getByTestId('canvas-add-button').first().click();
+			await page.getByTestId('node-creator-search-bar').fill('Invoicing');
+			// The panel of triggers names a trigger without its " Trigger" suffix.
+			const listedName = polling.displayName.replace(/ Trigger$/, '');
+			const entry = page
+				.getByTestId('node-creator-item-name')
+				.filter({ hasText: listedName })
+				.first();
+			await entry.waitFor();
+			const listed = (await page.getByTestId('node-creator-item-name').allInnerTexts()).map(
+				(text) => text.trim(),
+			);
+			await entry.click();
+			// The node's own page of the panel: one entry per event it can start on.
+			const triggerEntries = expectedEvents.map((name) => `On ${name.toLowerCase()}`);
+			// The search results stay in the page behind it; the node's entries are those that say "On …".
+			const items = page.getByTestId('item-iterator-item').filter({ hasText: /^\s*On / });
+			await items.nth(triggerEntries.length - 1).waitFor();
+			const entries = (await items.allTextContents()).map((text) => text.trim());
+			expectEqual(
+				'Polling Trigger entries',
+				entries.map((text) => text.toLowerCase()),
+				triggerEntries.map((text) => text.toLowerCase()),
+			);
+			await checks.shoot('polling-trigger-events.png');
+			await items.filter({ hasText: triggerEntries[1] }).first().click();
+			const parameters = page.getByTestId('node-parameters');
+			await parameters.waitFor();
+			const text = await parameters.innerText();
+			const notice = polling.properties.find((property) => property.type === 'notice');
+			for (const needle of ['Poll Times', String(notice?.displayName).slice(0, 80)]) {
+				if (!text.includes(needle))
+					throw new Error(`the polling trigger's panel does not show "${needle}"`);
+			}
+			const shown = await openDropdown(page, 'events');
+			expectEqual('Polling Trigger Events', shown, expectedEvents);
+			await closeDropdown(page);
+			return `"${listedName}" among ${listed.join(', ')}, its entries ${entries.join(', ')}; its panel shows Poll Times, the notice and Events ${shown.join(', ')}`;
+		},
+	);
 }
 
 async function main() {

@@ -13,16 +13,24 @@ import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
-import { NODE_NAMES, CREDENTIAL_TYPE, invoiceToAssetWorkflow } from '../e2e/workflows';
+import {
+	NODE_NAMES,
+	CREDENTIAL_TYPE,
+	invoiceToAssetWorkflow,
+	POLLING_NODE_NAME,
+	pollingWorkflow,
+} from '../e2e/workflows';
 import { expectNoSecret } from '../harness/secrets';
 import {
 	getExecution,
+	hasEnded,
 	listExecutions,
 	waitFor,
 	waitForEvent,
 	waitForExecutions,
 	type Execution,
 } from '../n8n/executions';
+import { EXAMPLES, loadExample } from '../n8n/examples';
 import { N8nInstance } from '../n8n/instance';
 import { disposePackedPackage } from '../n8n/package';
 import { processGroupOf, processOfLocalPort } from '../n8n/socket-owner';
@@ -520,6 +528,105 @@ test('the repeated-event memory is per webhook process: a second process and a r
 	);
 });
 
+/** The Polling Trigger (every minute, invoices issued or paid) → No Operation, on the main. */
+async function publishPollingWorkflow() {
+	const { main } = queue();
+	const created = await main.api<{ id: string; name: string }>('POST', '/credentials', {
+		name: 'Invoicing & Assets account (polling)',
+		type: CREDENTIAL_TYPE,
+		data: credentialData(),
+	});
+	expect(created.status).toBe(200);
+	const answer = await main.api<{ id: string }>(
+		'POST',
+		'/workflows',
+		pollingWorkflow({ id: created.body.id, name: created.body.name }),
+	);
+	expect(answer.status).toBe(200);
+	expect((await main.api('POST', `/workflows/${answer.body.id}/publish`)).status).toBe(200);
+	return answer.body.id;
+}
+
+/** The Polling Trigger's requests: invoice lists by updatedAt, in arrival order. */
+function pollRequests() {
+	return sim.log
+		.entries({ route: 'invoices.list' })
+		.filter((entry) => entry.query.updatedFrom !== undefined);
+}
+
+/** `eventType:invoiceNumber` of every item the polling executions' trigger output. */
+function polledChanges(executions: Execution[]): string[] {
+	return executions.flatMap((execution) =>
+		(execution.data?.resultData.runData[POLLING_NODE_NAME]?.[0]?.data?.main[0] ?? []).map(
+			({ json }) =>
+				`${String(json.eventType)}:${String((json.data as { invoiceNumber?: string }).invoiceNumber)}`,
+		),
+	);
+}
+
+test('Polling Trigger in queue mode: only the main polls (once a minute), the workers run the executions, each change once', async () => {
+	const { main } = queue();
+	const pollsBefore = pollRequests().length;
+	const pollingId = await publishPollingWorkflow();
+	try {
+		// Publishing runs a first poll on the main: the baseline, which starts nothing.
+		await waitFor('the baseline poll', () => pollRequests().length > pollsBefore, 2 * MINUTE);
+		const baseline = pollRequests().length;
+
+		const issued = [0, 1, 2, 3].map(() => issueInvoiceBillingAnAsset());
+		for (const { event } of issued) expectAllDelivered(await event.done, 1);
+		const paid = issued.slice(0, 2).map(({ invoice }) => sim.payInvoice(invoice.invoiceNumber));
+		const expected = [
+			...issued.map(({ invoice }) => `invoice.issued:${invoice.invoiceNumber}`),
+			...paid.map(({ invoice }) => `invoice.paid:${invoice.invoiceNumber}`),
+		].sort();
+
+		const reported = await waitFor(
+			'the changes in polling executions',
+			async () => {
+				const ended = (await listExecutions(main, pollingId)).filter(hasEnded);
+				const full = await Promise.all(
+					ended.map(async (entry) => await getExecution(main, entry.id)),
+				);
+				return polledChanges(full).length >= expected.length ? full : undefined;
+			},
+			3 * MINUTE,
+			2000,
+		);
+		// One more poll after them finds nothing new and starts nothing.
+		const pollsSoFar = pollRequests().length;
+		await waitFor('the next poll', () => pollRequests().length > pollsSoFar, 2 * MINUTE);
+		await sleep(5000);
+		const executions = await listExecutions(main, pollingId);
+		expect(executions.map((entry) => entry.id).sort()).toEqual(
+			reported.map((entry) => entry.id).sort(),
+		);
+
+		expect(polledChanges(reported).sort()).toEqual(expected);
+		expect(reported.every((entry) => entry.status === 'success' && entry.mode === 'trigger')).toBe(
+			true,
+		);
+		const split = workerSplit(reported.map((entry) => entry.id));
+		expect(split.unknown).toBe(0);
+
+		// Every scheduled poll came alone, a minute after the one before. A second poller in any
+		// process would fire at its own second of the minute (n8n draws it at random on each
+		// activation), less than 50 s from one of these. The first poll, on publishing, is off the
+		// schedule and left out.
+		const scheduled = pollRequests()
+			.slice(baseline)
+			.map((entry) => Date.parse(entry.at));
+		const gaps = scheduled.slice(1).map((at, index) => (at - scheduled[index]) / 1000);
+		expect(scheduled.length).toBeGreaterThanOrEqual(2);
+		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(50);
+		figure(
+			`Polling Trigger (every minute) in queue mode: ${expected.length} changes (${issued.length} issued, ${paid.length} paid) → ${reported.length} execution(s) carrying each change once (${formatSplit(split)}); ${pollRequests().length - pollsBefore} polls, all by the main, scheduled ones ${gaps.map((gap) => `${gap.toFixed(0)} s`).join(', ')} apart; the poll after them started nothing`,
+		);
+	} finally {
+		expect((await main.api('POST', `/workflows/${pollingId}/unpublish`)).status).toBe(200);
+	}
+});
+
 test('the token clock moves 61 minutes under concurrent load → no failed execution', async () => {
 	const { main } = queue();
 	const before = await listExecutions(main, workflowId);
@@ -569,6 +676,166 @@ test('unpublish → 0 subscriptions; the main alone ran create and delete', asyn
 	figure(
 		`unpublish: 0 subscriptions (creates ${creates}, deletes ${deletes} over the whole run, baseline included)`,
 	);
+});
+
+/** A docs/examples workflow, created and published on the main with a credential of its own. */
+async function publishExample(file: string) {
+	const { main } = queue();
+	const created = await main.api<{ id: string; name: string }>('POST', '/credentials', {
+		name: `Invoicing & Assets account (${file})`,
+		type: CREDENTIAL_TYPE,
+		data: credentialData(),
+	});
+	expect(created.status).toBe(200);
+	const workflow = loadExample(file, { id: created.body.id, name: created.body.name });
+	const trigger = workflow.nodes.find((node) => node.type.endsWith('.invoicingAssetsTrigger'));
+	const hookId = String(trigger?.webhookId);
+	const answer = await main.api<{ id: string }>('POST', '/workflows', workflow);
+	expect(answer.status).toBe(200);
+	expect((await main.api('POST', `/workflows/${answer.body.id}/publish`)).status).toBe(200);
+	const [subscription] = await waitFor(
+		`the subscription of ${file}`,
+		() => (subscriptionsOf(hookId).length === 1 ? subscriptionsOf(hookId) : undefined),
+		2 * MINUTE,
+	);
+	const key = new URL(subscription.notificationUrl).searchParams.get(DELIVERY_KEY_PARAMETER);
+	return {
+		id: answer.body.id,
+		nodes: workflow.nodes.map((node) => node.name),
+		/** Posts an event to this workflow's production webhook on `process`, as the service would. */
+		deliver: async (process: N8nInstance, event: unknown) =>
+			(
+				await process.http('POST', `/webhook/${hookId}/webhook?${DELIVERY_KEY_PARAMETER}=${key}`, {
+					rawBody: JSON.stringify(event),
+					headers: { 'content-type': 'application/json' },
+				})
+			).status,
+		unpublish: async () => {
+			expect((await main.api('POST', `/workflows/${answer.body.id}/unpublish`)).status).toBe(200);
+			await waitFor('no subscription', () => subscriptionsOf(hookId).length === 0, 2 * MINUTE);
+		},
+	};
+}
+
+/** How many items a node output in an execution; undefined when the node did not run. */
+function itemsOut(execution: Execution, node: string): number | undefined {
+	const runs = execution.data?.resultData.runData[node];
+	return runs ? (runs[0]?.data?.main[0]?.length ?? 0) : undefined;
+}
+
+test('Remove Duplicates on eventId right after the trigger (docs/examples/new-invoice-exactly-once.json): a repeat sent to the second webhook process reaches no node after it', async () => {
+	const current = queue();
+	const { main } = current;
+	const recipe = await publishExample(EXAMPLES.exactlyOnce);
+	const [trigger, removeDuplicates, getInvoice] = recipe.nodes;
+	const second = await current.addWebhookProcess();
+	try {
+		const before = await listExecutions(main, recipe.id);
+		// The service delivers the event once, to the first webhook process.
+		const { invoice, event } = issueInvoiceBillingAnAsset();
+		expectAllDelivered(await event.done, 1);
+		await waitForEvent(main, recipe.id, trigger, event.eventId, { after: before });
+
+		// The same event again, at the second webhook process, whose trigger has not seen it.
+		expect(await recipe.deliver(second, event.deliveries[0].event)).toBe(200);
+
+		// A new event afterwards passes; by the time it has run, the repeat has been handled.
+		const sentinel = issueInvoiceBillingAnAsset();
+		expectAllDelivered(await sentinel.event.done, 1);
+		await waitForExecutions(main, recipe.id, before.length + 3, 10 * MINUTE);
+		const since = await waitForEvent(main, recipe.id, trigger, sentinel.event.eventId, {
+			after: before,
+		});
+
+		const runs = since.get(event.eventId) ?? [];
+		expect(runs.map((execution) => execution.status)).toEqual(['success', 'success']);
+		const path = (execution: Execution) => [
+			itemsOut(execution, trigger),
+			itemsOut(execution, removeDuplicates),
+			itemsOut(execution, getInvoice),
+		];
+		// Oldest first: the delivery ran through; the repeat stopped at Remove Duplicates.
+		expect(runs.map(path).reverse()).toEqual([
+			[1, 1, 1],
+			[1, 0, undefined],
+		]);
+		expect(since.get(sentinel.event.eventId)?.map(path)).toEqual([[1, 1, 1]]);
+		// At the service: the repeated event's invoice was fetched once.
+		const fetched = sim.log
+			.entries({ route: 'invoices.get' })
+			.filter((entry) => entry.params.invoiceNumber === invoice.invoiceNumber);
+		expect(fetched).toHaveLength(1);
+		figure(
+			`Remove Duplicates (eventId) after the trigger: 1 event delivered to webhook1, repeated at webhook2 → 2 executions, the repeat's stopped at Remove Duplicates (0 items out, no node after it ran; the invoice fetched once)`,
+		);
+
+		// Not a guarantee for copies that reach the two processes at the same instant: n8n reads
+		// and then writes its deduplication history without a lock. Measured, not asserted.
+		const simultaneous = Array.from({ length: DUPLICATED_EVENTS }, () => ({
+			...event.deliveries[0].event,
+			eventId: randomUUID(),
+		}));
+		const beforeSimultaneous = await listExecutions(main, recipe.id);
+		for (const copy of simultaneous) {
+			const answers = await Promise.all(
+				current.webhooks.map(async (process) => await recipe.deliver(process, copy)),
+			);
+			expect(answers).toEqual([200, 200]);
+		}
+		const last = issueInvoiceBillingAnAsset();
+		expectAllDelivered(await last.event.done, 1);
+		await waitForExecutions(
+			main,
+			recipe.id,
+			beforeSimultaneous.length + simultaneous.length * 2 + 1,
+			10 * MINUTE,
+		);
+		const simultaneousRuns = await waitForEvent(main, recipe.id, trigger, last.event.eventId, {
+			after: beforeSimultaneous,
+		});
+		const passedTwice = simultaneous.filter(
+			(copy) =>
+				(simultaneousRuns.get(copy.eventId) ?? []).filter(
+					(execution) => itemsOut(execution, getInvoice) === 1,
+				).length > 1,
+		).length;
+		figure(
+			`Remove Duplicates, copies sent to both webhook processes at the same instant: ${passedTwice} of ${simultaneous.length} events passed twice`,
+		);
+
+		// Distinct events handled side by side, then each repeated at the second process.
+		const beforeLoad = await listExecutions(main, recipe.id);
+		const issued = Array.from({ length: DUPLICATED_EVENTS * 2 }, () =>
+			issueInvoiceBillingAnAsset(),
+		);
+		for (const { event: each } of issued) expectAllDelivered(await each.done, 1);
+		const bodies = issued.map(({ event: each }) => each.deliveries[0].event);
+		await waitForExecutions(main, recipe.id, beforeLoad.length + bodies.length, 10 * MINUTE);
+		for (const body of bodies) expect(await recipe.deliver(second, body)).toBe(200);
+		const end = issueInvoiceBillingAnAsset();
+		expectAllDelivered(await end.event.done, 1);
+		await waitForExecutions(
+			main,
+			recipe.id,
+			beforeLoad.length + bodies.length * 2 + 1,
+			10 * MINUTE,
+		);
+		const loadRuns = await waitForEvent(main, recipe.id, trigger, end.event.eventId, {
+			after: beforeLoad,
+		});
+		const repeatsPassed = bodies.filter(
+			(body) =>
+				(loadRuns.get(body.eventId) ?? []).filter(
+					(execution) => itemsOut(execution, getInvoice) === 1,
+				).length > 1,
+		).length;
+		figure(
+			`Remove Duplicates, ${bodies.length} events handled side by side, then each repeated at webhook2: ${repeatsPassed} repeats passed`,
+		);
+	} finally {
+		await current.removeWebhookProcess(second);
+		await recipe.unpublish();
+	}
 });
 
 test('stopping the cluster leaves no process and no data folder behind', async () => {

@@ -157,6 +157,22 @@ export class DataStore {
 		return this.assetIndex.get(assetId);
 	}
 
+	/**
+	 * Removes the asset as if the provider had deleted it: its get answers 404 and lists leave it
+	 * out. Invoices that bill it keep their lines. False when there was no such asset.
+	 */
+	deleteAsset(assetId: string): boolean {
+		const asset = this.assetIndex.get(assetId);
+		if (!asset) return false;
+		this.assetIndex.delete(assetId);
+		this.assetList = this.assetList.filter((entry) => entry !== asset);
+		const ofCustomer = this.assetsByCustomer.get(asset.customerNumber) ?? [];
+		const remaining = ofCustomer.filter((entry) => entry !== asset);
+		if (remaining.length > 0) this.assetsByCustomer.set(asset.customerNumber, remaining);
+		else this.assetsByCustomer.delete(asset.customerNumber);
+		return true;
+	}
+
 	/** Replaces every record with freshly generated ones. */
 	seed(options: SeedOptions = {}): { invoices: number; assets: number; seed: number | string } {
 		const invoiceCount = checkCount('invoices', options.invoices ?? DEFAULT_INVOICE_COUNT);

@@ -188,6 +188,8 @@ export interface Simulator {
 	updateAsset(assetId: string, changes?: AssetChanges): ChangedAsset;
 	/** Retires an asset and emits asset.retired. */
 	retireAsset(assetId: string): ChangedAsset;
+	/** Deletes an asset (no event): its get answers 404; invoices billing it keep their lines. */
+	deleteAsset(assetId: string): boolean;
 	/** Every client's subscriptions; `create` and `insert` name the owning client's ID. */
 	subscriptions: SubscriptionStore;
 	/**
@@ -428,6 +430,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			const asset = data.retireAsset(assetId, clock.now());
 			return { asset, event: deliveries.emit('asset.retired', { ...asset }) };
 		},
+		deleteAsset: (assetId) => data.deleteAsset(assetId),
 		emitEvent: (eventType, eventData, emitOptions) =>
 			deliveries.emit(eventType, eventData, emitOptions),
 		subscriptions,

@@ -17,3 +17,28 @@ export async function mapWithConcurrency<T, R>(
 	await Promise.all(workers);
 	return results;
 }
+
+/**
+ * A bound shared by tasks that start from many places (e.g. from items that run side by side):
+ * the returned function runs its task once fewer than `limit` of its tasks are in flight.
+ */
+export function createLimiter(limit: number): <R>(task: () => Promise<R>) => Promise<R> {
+	const width = Number.isInteger(limit) && limit > 1 ? limit : 1;
+	const waiting: Array<() => void> = [];
+	let inFlight = 0;
+	// A finished task hands its slot straight to the next waiting one, so no newcomer can slip in between.
+	const release = () => {
+		const next = waiting.shift();
+		if (next) next();
+		else inFlight -= 1;
+	};
+	return async <R>(task: () => Promise<R>): Promise<R> => {
+		if (inFlight < width) inFlight += 1;
+		else await new Promise<void>((resolve) => waiting.push(resolve));
+		try {
+			return await task();
+		} finally {
+			release();
+		}
+	};
+}

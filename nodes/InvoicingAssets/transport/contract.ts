@@ -206,6 +206,9 @@ export interface Asset {
 	updatedAt: string;
 }
 
+/** assumed: getting an asset that does not exist (any more) answers 404. */
+export const RECORD_NOT_FOUND_STATUS = 404;
+
 /** assumed: an asset ID is letters and digits, with `-`, `_` or `.` between them (regex source, unanchored). */
 export const ASSET_ID_PATTERN = '[A-Za-z0-9][A-Za-z0-9._-]{0,63}';
 

@@ -137,6 +137,29 @@ describe('get one', () => {
 		});
 	});
 
+	test('a deleted asset answers 404 and leaves the list; the invoices billing it keep their lines', async () => {
+		const billing = sim.data
+			.invoices()
+			.find((invoice) => invoice.lines.some((line) => line.assetId));
+		const assetId = billing?.lines.find((line) => line.assetId)?.assetId as string;
+		const before = await allPages<Asset>(assetPage);
+		expect((await get(paths.asset(assetId))).status).toBe(200);
+
+		expect(sim.deleteAsset(assetId)).toBe(true);
+		expect(sim.deleteAsset(assetId)).toBe(false);
+		const gone = await get(paths.asset(assetId));
+		expect(gone.status).toBe(404);
+		expect(gone.json).toMatchObject({ code: 'not_found' });
+		const after = await allPages<Asset>(assetPage);
+		expect(after.map((asset) => asset.assetId)).toEqual(
+			before.map((asset) => asset.assetId).filter((id) => id !== assetId),
+		);
+		const invoice = await get(paths.invoice(String(billing?.invoiceNumber)));
+		expect(invoice.json).toEqual(billing);
+		sim.seed();
+		expect((await get(paths.asset(assetId))).status).toBe(200);
+	});
+
 	test("'../x' stays a 404 on the invoice route", async () => {
 		sim.log.reset();
 		const response = await get(paths.invoice('../x'));

@@ -8,8 +8,9 @@ import {
 	summarizeInvoice,
 	type Invoice,
 } from '../../transport/contract';
-import { recordLocator, recordOptions } from '../common.descriptions';
+import { recordLocator } from '../common.descriptions';
 import { requireIdentifier } from '../validation';
+import { billedAssetsOfRun, invoiceOptions } from './billedAssets';
 
 const EXAMPLE = 'INV-2026-000123';
 
@@ -25,7 +26,7 @@ const properties: INodeProperties[] = [
 		pattern: INVOICE_NUMBER_PATTERN,
 		errorMessage: `Enter an invoice number such as ${EXAMPLE}`,
 	}),
-	recordOptions,
+	invoiceOptions,
 ];
 
 export const description = updateDisplayOptions(
@@ -52,5 +53,8 @@ export async function execute(
 		subject: `Invoice '${invoiceNumber}'`,
 		itemIndex,
 	});
+	if (this.getNodeParameter('options.includeBilledAssets', itemIndex, false) === true) {
+		return [await billedAssetsOfRun(this, client).addTo(this, invoice, simplify, itemIndex)];
+	}
 	return [(simplify ? summarizeInvoice(invoice) : invoice) as unknown as IDataObject];
 }

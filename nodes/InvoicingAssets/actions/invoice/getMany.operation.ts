@@ -10,13 +10,13 @@ import {
 	type InvoiceFilters,
 } from '../../transport/contract';
 import {
-	recordOptions,
 	limitProperty,
 	returnAllProperty,
 	statusOptions,
 	updatedRangeFilters,
 } from '../common.descriptions';
 import { isGiven, optionalText, readDateRange, readLimit, requireChoice } from '../validation';
+import { billedAssetsOfRun, invoiceOptions } from './billedAssets';
 
 const properties: INodeProperties[] = [
 	returnAllProperty,
@@ -63,7 +63,7 @@ const properties: INodeProperties[] = [
 			...updatedRangeFilters('invoices'),
 		],
 	},
-	recordOptions,
+	invoiceOptions,
 ];
 
 export const description = updateDisplayOptions(
@@ -80,6 +80,12 @@ export async function execute(
 	const filters = readFilters(this, itemIndex);
 	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
 	const invoices = await client.paginate<Invoice>(paths.invoices, { ...filters }, limit, itemIndex);
+	if (this.getNodeParameter('options.includeBilledAssets', itemIndex, false) === true) {
+		const billedAssets = billedAssetsOfRun(this, client);
+		return await Promise.all(
+			invoices.map(async (invoice) => await billedAssets.addTo(this, invoice, simplify, itemIndex)),
+		);
+	}
 	return (simplify ? invoices.map(summarizeInvoice) : invoices) as unknown as IDataObject[];
 }
 
