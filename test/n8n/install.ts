@@ -31,6 +31,11 @@ export interface N8nRelease {
 	disabledModules?: string;
 	/** Whether the public API has `POST /credentials/{id}/test` (else the editor's `/rest/credentials/test`). */
 	publicCredentialTest: boolean;
+	/**
+	 * Fields the public API requires in every credential's data on this release: 1.x's schema
+	 * check demands the HTTP-request domain restriction n8n adds to each credential type.
+	 */
+	credentialDataExtras: Record<string, string>;
 }
 
 /** Today's pin: the end-to-end suite, the demo, queue mode and reliability run on it. */
@@ -42,6 +47,7 @@ export const CURRENT_N8N: N8nRelease = {
 	ownerFromEnv: true,
 	disabledModules: 'mcp-registry',
 	publicCredentialTest: true,
+	credentialDataExtras: {},
 };
 
 /**
@@ -56,6 +62,7 @@ export const N8N_1X: N8nRelease = {
 	activation: { on: 'activate', off: 'deactivate' },
 	ownerFromEnv: false,
 	publicCredentialTest: false,
+	credentialDataExtras: { allowedHttpRequestDomains: 'all' },
 };
 
 /** The oldest 2.x the package supports (docs/compatibility.md says why). */
@@ -66,6 +73,7 @@ export const OLDEST_N8N_2X: N8nRelease = {
 	activation: { on: 'activate', off: 'deactivate' },
 	ownerFromEnv: false,
 	publicCredentialTest: false,
+	credentialDataExtras: { allowedHttpRequestDomains: 'all' },
 };
 
 export const N8N_RELEASES = [N8N_1X, OLDEST_N8N_2X, CURRENT_N8N];
@@ -142,7 +150,11 @@ export function isUsable(release: N8nRelease, home = homeOf(release)): boolean {
 	}
 	const probe = spawnSync(
 		nodeFor(release.nodeMajor),
-		['-e', "require('sqlite3'); require('isolated-vm')"],
+		[
+			'-e',
+			// isolated-vm came with later 2.x releases (2.0.0 has none): probed only where installed.
+			"for (const name of ['sqlite3', 'isolated-vm']) { try { require.resolve(name); } catch { if (name === 'sqlite3') throw new Error('no sqlite3'); continue; } require(name); }",
+		],
 		{ cwd: home, stdio: 'ignore', timeout: 60_000 },
 	);
 	return probe.status === 0;

@@ -436,9 +436,15 @@ export class N8nInstance {
 	/** The public API (`/api/v1`), with an API key created for the owner. */
 	async api<T = unknown>(method: string, path: string, body?: unknown): Promise<HttpAnswer<T>> {
 		if (!this.apiKey) {
+			// Each release offers its own scopes (1.x has no credential:read/update/list): ask for ours it has.
+			const offered = await this.rest<{ data: string[] }>('GET', '/api-keys/scopes');
+			const scopes =
+				offered.status === 200 && Array.isArray(offered.body.data)
+					? API_KEY_SCOPES.filter((scope) => offered.body.data.includes(scope))
+					: API_KEY_SCOPES;
 			const created = await this.rest<{ data: { rawApiKey: string } }>('POST', '/api-keys', {
 				label: `tests ${Date.now()}`,
-				scopes: API_KEY_SCOPES,
+				scopes,
 				expiresAt: null,
 			});
 			if (created.status !== 200) throw new Error(`API key: ${created.status} ${created.text}`);

@@ -70,6 +70,7 @@ function credentialData() {
 		scope: sim.defaultClient.scope,
 		clientId: sim.defaultClient.clientId,
 		clientSecret: sim.defaultClient.clientSecret,
+		...release.credentialDataExtras,
 	};
 }
 
@@ -80,6 +81,11 @@ async function deliver(query: string, body: unknown) {
 		body: JSON.stringify(body),
 	});
 	return { status: response.statusCode, text: await response.body.text() };
+}
+
+/** The status, with the answer's text when it is not 200, so that a failure shows n8n's reason. */
+function answered(answer: { status: number; text: string }): string {
+	return answer.status === 200 ? '200' : `${answer.status} ${answer.text.slice(0, 500)}`;
 }
 
 /** Runs a step and records whether it passed, for the compatibility table. */
@@ -136,7 +142,7 @@ step('the credential test passes', async () => {
 		type: CREDENTIAL_TYPE,
 		data: credentialData(),
 	});
-	expect(created.status).toBe(200);
+	expect(answered(created)).toBe('200');
 	credential = { id: created.body.id, name: created.body.name };
 	const tokensBefore = sim.log.tokensIssued();
 	const tested = await n8n.testCredential({
@@ -154,9 +160,9 @@ step('activation registers exactly one https subscription', async () => {
 		'/workflows',
 		invoiceToAssetWorkflow(credential, webhookId),
 	);
-	expect(created.status).toBe(200);
+	expect(answered(created)).toBe('200');
 	workflowId = created.body.id;
-	expect((await n8n.activate(workflowId)).status).toBe(200);
+	expect(answered(await n8n.activate(workflowId))).toBe('200');
 	const [subscription] = await waitFor('the subscription', () =>
 		ourSubscriptions().length === 1 ? ourSubscriptions() : undefined,
 	);
