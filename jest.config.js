@@ -6,6 +6,9 @@
  * and the trigger on the n8n-core / n8n-workflow of the n8n 1.x line (the devDependency aliases
  * n8n-core-v1 and n8n-workflow-v1, pinned to the versions n8n 1.123.x ships): the same tests, the
  * same assertions, only the engine differs. The simulator's own tests need no engine and run once.
+ * n8n-core 1.x leaves a handle open after the last test (Jest then waits forever; the same tests
+ * on 2.x exit), so that script passes --forceExit. Tests that need what only the 2.x engine gives
+ * a node are declared with test/harness/engine.ts and skipped there, naming why.
  * @type {import('jest').Config}
  */
 const endToEnd = process.env.JEST_SUITE === 'e2e';
