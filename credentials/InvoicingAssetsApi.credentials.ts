@@ -51,6 +51,35 @@ function requireHttps(url: string, field: string, why: string, example: string) 
 	}
 }
 
+/**
+ * The renewal that replaced a token, per client: every request refused with that token gets the
+ * renewal's result instead of asking for one more. n8n 1.x renews on each refused request itself,
+ * concurrently and outside the transport's lock (it has no preAuthenticationRetryStatusCode), so
+ * without this one expired token would cost as many token requests as requests were in flight.
+ */
+const renewals = new Map<string, { replaced: string; renewal: Promise<{ accessToken: string }> }>();
+
+async function shareRenewal(
+	credentials: ICredentialDataDecryptedObject,
+	renew: () => Promise<{ accessToken: string }>,
+): Promise<{ accessToken: string }> {
+	const client = [credentials.identityUrl, credentials.clientId, credentials.scope]
+		.map(String)
+		.join(' ');
+	const replaced = String(credentials.accessToken ?? '');
+	const last = renewals.get(client);
+	if (replaced !== '' && last?.replaced === replaced) return await last.renewal;
+	const renewal = renew();
+	const entry = { replaced, renewal };
+	renewals.set(client, entry);
+	try {
+		return await renewal;
+	} catch (error) {
+		if (renewals.get(client) === entry) renewals.delete(client);
+		throw error;
+	}
+}
+
 export class InvoicingAssetsApi implements ICredentialType {
 	name = 'invoicingAssetsApi';
 
@@ -150,6 +179,13 @@ export class InvoicingAssetsApi implements ICredentialType {
 	];
 
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
+		return await shareRenewal(
+			credentials,
+			async () => await InvoicingAssetsApi.prototype.requestToken.call(this, credentials),
+		);
+	}
+
+	async requestToken(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		const scope = String(credentials.scope ?? '').trim();
 		if (!scope.endsWith(SCOPE_SUFFIX)) {
 			throw credentialError(

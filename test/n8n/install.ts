@@ -1,23 +1,98 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /* eslint-disable @n8n/community-nodes/no-dangerous-functions -- test tooling: runs npm to install n8n */
 /**
- * A real n8n, installed once into a cache folder outside the repository and reused while it
- * still loads under this Node. The steps are those that work with the npm registry alone:
- * pin linkedom, install without scripts, then build the two native modules for this Node.
+ * Real n8n releases, each installed once into a cache folder outside the repository and reused
+ * while it still loads under its Node. The steps are those that work with the npm registry alone:
+ * pin the dependencies that do not resolve here, install without scripts, then build the two
+ * native modules for the Node that runs that release.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-export const N8N_VERSION = '2.41.1';
+export interface N8nRelease {
+	version: string;
+	/** The Node major that runs it: the one its Docker image ships. */
+	nodeMajor: 22 | 24;
+	/** npm overrides without which its dependency tree does not install from the registry here. */
+	overrides: Record<string, string>;
+	/**
+	 * How this release's public API turns a workflow's triggers on and off: 1.x and 2.x before
+	 * 2.33 "activate"/"deactivate", later 2.x "publish"/"unpublish".
+	 */
+	activation: { on: 'publish' | 'activate'; off: 'unpublish' | 'deactivate' };
+	/**
+	 * Whether the owner can be set through the environment (N8N_INSTANCE_OWNER_*, 2.x from about
+	 * 2.30); older releases are set up once through `POST /rest/owner/setup`.
+	 */
+	ownerFromEnv: boolean;
+	/** N8N_DISABLED_MODULES: 1.x refuses a module name it does not know (mcp-registry). */
+	disabledModules?: string;
+	/** Whether the public API has `POST /credentials/{id}/test` (else the editor's `/rest/credentials/test`). */
+	publicCredentialTest: boolean;
+	/**
+	 * Fields the public API requires in every credential's data on this release: 1.x's schema
+	 * check demands the HTTP-request domain restriction n8n adds to each credential type.
+	 */
+	credentialDataExtras: Record<string, string>;
+}
 
-const INSTALL_MANIFEST = {
-	private: true,
-	description: 'n8n for the end-to-end tests of n8n-nodes-invoicing-assets',
-	dependencies: { n8n: N8N_VERSION },
+/** Today's pin: the end-to-end suite, the demo, queue mode and reliability run on it. */
+export const CURRENT_N8N: N8nRelease = {
+	version: '2.41.1',
+	nodeMajor: 24,
 	overrides: { linkedom: '0.18.13' },
+	activation: { on: 'publish', off: 'unpublish' },
+	ownerFromEnv: true,
+	disabledModules: 'mcp-registry',
+	publicCredentialTest: true,
+	credentialDataExtras: {},
 };
+
+/**
+ * The newest 1.x that installs here. Its `xlsx` is a tarball on a host this machine cannot
+ * reach: the registry's last xlsx stands in for it (n8n's spreadsheet nodes, which use it, are
+ * not part of any scenario).
+ */
+export const N8N_1X: N8nRelease = {
+	version: '1.123.81',
+	nodeMajor: 22,
+	overrides: { linkedom: '0.18.13', xlsx: '0.18.5' },
+	activation: { on: 'activate', off: 'deactivate' },
+	ownerFromEnv: false,
+	publicCredentialTest: false,
+	credentialDataExtras: { allowedHttpRequestDomains: 'all' },
+};
+
+/** The oldest 2.x the package supports (docs/compatibility.md says why). */
+export const OLDEST_N8N_2X: N8nRelease = {
+	version: '2.0.0',
+	nodeMajor: 24,
+	overrides: { linkedom: '0.18.13', xlsx: '0.18.5' },
+	activation: { on: 'activate', off: 'deactivate' },
+	ownerFromEnv: false,
+	publicCredentialTest: false,
+	credentialDataExtras: { allowedHttpRequestDomains: 'all' },
+};
+
+export const N8N_RELEASES = [N8N_1X, OLDEST_N8N_2X, CURRENT_N8N];
+
+/** Today's pin's version, as the scripts that name it read it. */
+export const N8N_VERSION = CURRENT_N8N.version;
+
+/** The release `N8N_MATRIX_VERSION` names, else today's pin. */
+export function releaseFromEnv(): N8nRelease {
+	const wanted = process.env.N8N_MATRIX_VERSION;
+	if (!wanted) return CURRENT_N8N;
+	const release = N8N_RELEASES.find((candidate) => candidate.version === wanted);
+	if (!release) {
+		throw new Error(
+			`N8N_MATRIX_VERSION=${wanted} is not in the matrix (${N8N_RELEASES.map((r) => r.version).join(', ')})`,
+		);
+	}
+	return release;
+}
 
 export function cacheRoot(): string {
 	return (
@@ -27,10 +102,11 @@ export function cacheRoot(): string {
 }
 
 export interface N8nInstallation {
+	release: N8nRelease;
 	home: string;
 	/** The n8n CLI script, to run with `node`. */
 	bin: string;
-	/** The Node 24 binary that runs n8n (this process's). */
+	/** The Node binary that runs this release. */
 	node: string;
 }
 
@@ -38,36 +114,61 @@ function say(message: string) {
 	process.stderr.write(`[n8n install] ${message}\n`);
 }
 
-function installationAt(home: string): N8nInstallation {
-	return { home, bin: join(home, 'node_modules/n8n/bin/n8n'), node: process.execPath };
+/** The Node binary of a major: this process's when it matches, else test/tools/with-node's. */
+export function nodeFor(major: number): string {
+	if (Number(process.versions.node.split('.')[0]) === major) return process.execPath;
+	const withNode = join(__dirname, '../tools/with-node');
+	const home = execFileSync(withNode, [String(major)], {
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'inherit'],
+	}).trim();
+	return join(home, 'bin/node');
 }
 
-/** True when n8n is the pinned version and its native modules load under this Node. */
-export function isUsable(home: string): boolean {
+function installationAt(release: N8nRelease, home: string): N8nInstallation {
+	return {
+		release,
+		home,
+		bin: join(home, 'node_modules/n8n/bin/n8n'),
+		node: nodeFor(release.nodeMajor),
+	};
+}
+
+export function homeOf(release: N8nRelease): string {
+	return join(cacheRoot(), `n8n-${release.version}`);
+}
+
+/** True when n8n is the release's version and its native modules load under the release's Node. */
+export function isUsable(release: N8nRelease, home = homeOf(release)): boolean {
 	const packageJson = join(home, 'node_modules/n8n/package.json');
 	if (!existsSync(packageJson)) return false;
 	if (
-		(JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version !== N8N_VERSION
+		(JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version !==
+		release.version
 	) {
 		return false;
 	}
-	const probe = spawnSync(process.execPath, ['-e', "require('sqlite3'); require('isolated-vm')"], {
-		cwd: home,
-		stdio: 'ignore',
-		timeout: 60_000,
-	});
+	const probe = spawnSync(
+		nodeFor(release.nodeMajor),
+		[
+			'-e',
+			// isolated-vm came with later 2.x releases (2.0.0 has none): probed only where installed.
+			"for (const name of ['sqlite3', 'isolated-vm']) { try { require.resolve(name); } catch { if (name === 'sqlite3') throw new Error('no sqlite3'); continue; } require(name); }",
+		],
+		{ cwd: home, stdio: 'ignore', timeout: 60_000 },
+	);
 	return probe.status === 0;
 }
 
-function npm(home: string, args: string[]) {
+function npm(home: string, node: string, args: string[]) {
 	const started = Date.now();
 	execFileSync('npm', args, {
 		cwd: home,
 		stdio: ['ignore', 'ignore', 'inherit'],
 		env: {
 			...process.env,
-			PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-			npm_config_nodedir: dirname(dirname(process.execPath)),
+			PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
+			npm_config_nodedir: dirname(dirname(node)),
 			npm_config_yes: 'true',
 			npm_config_audit: 'false',
 			npm_config_fund: 'false',
@@ -77,22 +178,31 @@ function npm(home: string, args: string[]) {
 	say(`npm ${args[0]} took ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
-/** Returns a usable n8n, installing it (about 5 minutes, 3 GB) when the cache has none. */
-export function ensureN8n(): N8nInstallation {
-	const home = join(cacheRoot(), `n8n-${N8N_VERSION}`);
-	if (isUsable(home)) return installationAt(home);
+/** Returns a usable n8n of the release, installing it (about 5 minutes, 3 GB) when the cache has none. */
+export function ensureN8n(release: N8nRelease = CURRENT_N8N): N8nInstallation {
+	const home = homeOf(release);
+	if (isUsable(release, home)) return installationAt(release, home);
 
-	say(`installing n8n@${N8N_VERSION} into ${home} (first time only: about 5 minutes)`);
+	const node = nodeFor(release.nodeMajor);
+	say(
+		`installing n8n@${release.version} for Node ${release.nodeMajor} into ${home} (first time only: about 5 minutes)`,
+	);
 	rmSync(join(home, 'node_modules'), { recursive: true, force: true });
 	mkdirSync(home, { recursive: true });
-	writeFileSync(join(home, 'package.json'), `${JSON.stringify(INSTALL_MANIFEST, null, 2)}\n`);
+	const manifest = {
+		private: true,
+		description: 'n8n for the end-to-end tests of n8n-nodes-invoicing-assets',
+		dependencies: { n8n: release.version },
+		overrides: release.overrides,
+	};
+	writeFileSync(join(home, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 	rmSync(join(home, 'package-lock.json'), { force: true });
-	npm(home, ['install', '--ignore-scripts', '--no-save']);
-	npm(home, ['rebuild', 'isolated-vm', 'sqlite3', '--ignore-scripts=false']);
-	if (!isUsable(home)) {
+	npm(home, node, ['install', '--ignore-scripts', '--no-save']);
+	npm(home, node, ['rebuild', 'isolated-vm', 'sqlite3', '--ignore-scripts=false']);
+	if (!isUsable(release, home)) {
 		throw new Error(
-			`n8n@${N8N_VERSION} was installed into ${home} but does not load under Node ${process.version}`,
+			`n8n@${release.version} was installed into ${home} but does not load under Node ${release.nodeMajor}`,
 		);
 	}
-	return installationAt(home);
+	return installationAt(release, home);
 }

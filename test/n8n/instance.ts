@@ -27,7 +27,7 @@ import { Agent, request } from 'undici';
 
 import { findCertificateAuthority, issueCertificate } from '../simulator/tls';
 import { copyArtifacts, exportArtifacts } from './artifacts';
-import { ensureN8n, type N8nInstallation } from './install';
+import { CURRENT_N8N, ensureN8n, type N8nInstallation, type N8nRelease } from './install';
 import { installPackage } from './package';
 import { onShutdown } from './shutdown';
 
@@ -63,6 +63,8 @@ export async function freePort(): Promise<number> {
 
 export interface N8nOptions {
 	name: string;
+	/** The n8n release to run (test/n8n/install.ts); today's pin unless given. */
+	release?: N8nRelease;
 	/** Serve HTTPS with a certificate from the CA in `caDir` (the default); plain http otherwise. */
 	https?: boolean;
 	/** Folder of the test CA (ca.pem, ca.key); INVOICING_SIM_CA_DIR unless given. */
@@ -127,7 +129,7 @@ export class N8nInstance {
 	private readonly forgetOnShutdown: () => void;
 
 	constructor(private readonly options: N8nOptions) {
-		this.installation = ensureN8n();
+		this.installation = ensureN8n(options.release ?? CURRENT_N8N);
 		this.https = options.https ?? true;
 		this.ownsUserFolder = options.userFolder === undefined;
 		this.userFolder = options.userFolder ?? mkdtempSync(join(tmpdir(), `n8n-${options.name}-`));
@@ -199,6 +201,7 @@ export class N8nInstance {
 		const bcrypt = createRequire(join(this.installation.home, 'node_modules/n8n/package.json'))(
 			'bcryptjs',
 		) as { hashSync(password: string, rounds: number): string };
+		const release = this.installation.release;
 		const env: Record<string, string> = {
 			PATH: `${dirname(this.installation.node)}:${process.env.PATH ?? ''}`,
 			HOME: process.env.HOME ?? this.userFolder,
@@ -209,12 +212,16 @@ export class N8nInstance {
 			N8N_HOST: 'localhost',
 			N8N_RUNNERS_BROKER_PORT: String(this.brokerPort),
 			N8N_ENCRYPTION_KEY: this.encryptionKey,
-			N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-			N8N_INSTANCE_OWNER_EMAIL: this.owner.email,
-			N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(this.owner.password, 10),
+			...(release.ownerFromEnv
+				? {
+						N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+						N8N_INSTANCE_OWNER_EMAIL: this.owner.email,
+						N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(this.owner.password, 10),
+					}
+				: {}),
 			N8N_DIAGNOSTICS_ENABLED: 'false',
 			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-			N8N_DISABLED_MODULES: 'mcp-registry',
+			...(release.disabledModules ? { N8N_DISABLED_MODULES: release.disabledModules } : {}),
 			N8N_TEMPLATES_ENABLED: 'false',
 			N8N_PERSONALIZATION_ENABLED: 'false',
 			N8N_HIRING_BANNER_ENABLED: 'false',
@@ -251,6 +258,72 @@ export class N8nInstance {
 		if (this.child.pid) liveGroups.add(this.child.pid);
 		this.cookie = undefined;
 		await this.waitUntilReady();
+		if (!release.ownerFromEnv) await this.setUpOwner();
+	}
+
+	/** Releases without an env-managed owner: the first start's setup, as the editor's setup page sends it. */
+	private async setUpOwner() {
+		// Readiness comes before the REST routes are mounted on these releases: wait for them.
+		const deadline = Date.now() + 60_000;
+		let setup = await this.ownerSetup();
+		while (setup.status === 404 && Date.now() < deadline) {
+			await sleep(250);
+			setup = await this.ownerSetup();
+		}
+		// 400 on a restart: the owner was set up on the first start.
+		if (setup.status !== 200 && !(setup.status === 400 && /already/i.test(setup.text))) {
+			throw new Error(`owner setup: ${setup.status} ${setup.text.slice(0, 300)}`);
+		}
+		this.cookie = undefined;
+	}
+
+	private async ownerSetup(): Promise<HttpAnswer> {
+		return await this.http('POST', '/rest/owner/setup', {
+			body: {
+				email: this.owner.email,
+				firstName: 'Test',
+				lastName: 'Owner',
+				password: this.owner.password,
+			},
+		});
+	}
+
+	/** Turns the workflow's triggers on: "publish" on today's n8n, "activate" on 1.x and early 2.x. */
+	async activate(workflowId: string): Promise<HttpAnswer> {
+		return await this.api(
+			'POST',
+			`/workflows/${workflowId}/${this.installation.release.activation.on}`,
+		);
+	}
+
+	/** Turns the workflow's triggers off: "unpublish", or "deactivate" on 1.x and early 2.x. */
+	async deactivate(workflowId: string): Promise<HttpAnswer> {
+		return await this.api(
+			'POST',
+			`/workflows/${workflowId}/${this.installation.release.activation.off}`,
+		);
+	}
+
+	/**
+	 * Tests a saved credential as the editor's "Retry"/save does: through the public API where it
+	 * has `/credentials/{id}/test`, else through the editor's `/rest/credentials/test` with the
+	 * credential's data.
+	 */
+	async testCredential(credential: {
+		id: string;
+		name: string;
+		type: string;
+		data: Record<string, unknown>;
+	}): Promise<HttpAnswer<{ status: string; message: string }>> {
+		if (this.installation.release.publicCredentialTest) {
+			return await this.api('POST', `/credentials/${credential.id}/test`);
+		}
+		const answer = await this.rest<{ data: { status: string; message: string } }>(
+			'POST',
+			'/credentials/test',
+			{ credentials: credential },
+		);
+		return { status: answer.status, body: answer.body.data, text: answer.text };
 	}
 
 	private async waitUntilReady(timeoutMs = 120_000) {
@@ -368,9 +441,15 @@ export class N8nInstance {
 	/** The public API (`/api/v1`), with an API key created for the owner. */
 	async api<T = unknown>(method: string, path: string, body?: unknown): Promise<HttpAnswer<T>> {
 		if (!this.apiKey) {
+			// Each release offers its own scopes (1.x has no credential:read/update/list): ask for ours it has.
+			const offered = await this.rest<{ data: string[] }>('GET', '/api-keys/scopes');
+			const scopes =
+				offered.status === 200 && Array.isArray(offered.body.data)
+					? API_KEY_SCOPES.filter((scope) => offered.body.data.includes(scope))
+					: API_KEY_SCOPES;
 			const created = await this.rest<{ data: { rawApiKey: string } }>('POST', '/api-keys', {
 				label: `tests ${Date.now()}`,
-				scopes: API_KEY_SCOPES,
+				scopes,
 				expiresAt: null,
 			});
 			if (created.status !== 200) throw new Error(`API key: ${created.status} ${created.text}`);

@@ -48,14 +48,20 @@ export function readFailure(error: unknown): HttpFailure {
 	const response = (cause?.response as Loose) ?? (outer?.response as Loose);
 	const statusValue = response?.status ?? response?.statusCode ?? outer?.httpCode;
 	const status = Number(statusValue);
-	const code = findNetworkCode(cause) ?? findNetworkCode(outer);
+	// n8n 1.x's NodeApiError drops its cause: what survives is the status or network code in
+	// httpCode and an object body in context.data (the response headers are lost there).
+	const survivingCode = typeof outer?.httpCode === 'string' ? outer.httpCode : undefined;
+	const code =
+		findNetworkCode(cause) ??
+		findNetworkCode(outer) ??
+		(survivingCode && NETWORK_CODES.has(survivingCode) ? survivingCode : undefined);
 	const message = String(
 		(cause?.message as string) ?? (outer?.message as string) ?? 'Unknown error',
 	);
 	if (Number.isInteger(status) && status >= 100) {
 		return {
 			status,
-			body: response?.data ?? response?.body,
+			body: response?.data ?? response?.body ?? (outer?.context as Loose)?.data,
 			headers: (response?.headers as Record<string, unknown>) ?? {},
 			message,
 		};

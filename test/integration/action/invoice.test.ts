@@ -14,6 +14,7 @@ import {
 	useTestbed,
 	type Json,
 } from './helpers';
+import { PARAMETER_ISSUES_ARE_NAMED, testNeeding2x } from '../../harness/engine';
 
 const bed = useTestbed();
 
@@ -226,12 +227,15 @@ describe('Invoice → Get', () => {
 		expect((result.error as Json).httpCode).toBe('404');
 	});
 
-	test('a literal value in the wrong shape is caught by the editor check before the run', async () => {
-		await expect(run(bed.testbed, getInvoice('../x'))).rejects.toThrow(
-			/Enter an invoice number such as INV-2026-000123/,
-		);
-		expect(bed.testbed.sim.log.count()).toBe(0);
-	});
+	testNeeding2x(PARAMETER_ISSUES_ARE_NAMED)(
+		'a literal value in the wrong shape is caught by the editor check before the run',
+		async () => {
+			await expect(run(bed.testbed, getInvoice('../x'))).rejects.toThrow(
+				/Enter an invoice number such as INV-2026-000123/,
+			);
+			expect(bed.testbed.sim.log.count()).toBe(0);
+		},
+	);
 });
 
 describe('Invoice → Get Many: pages', () => {

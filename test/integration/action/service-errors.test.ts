@@ -1,3 +1,4 @@
+import { RESPONSE_HEADERS_REACH_THE_NODE, testNeeding2x } from '../../harness/engine';
 import { credentialFor } from '../../harness/testbed';
 import type { NodeRun } from '../../harness/workflow';
 import type { FaultRule, RequestLogEntry } from '../../simulator';
@@ -137,31 +138,39 @@ describe('404: no such invoice', () => {
 });
 
 describe('429: the service limits the rate', () => {
-	test('Retry-After in seconds is waited for, then the request succeeds', async () => {
-		const { testbed } = bed;
-		addFault({ status: 429, retryAfter: 1, times: 1 });
-		const result = await runThree({ continueOnFail: false });
+	testNeeding2x(RESPONSE_HEADERS_REACH_THE_NODE)(
+		'Retry-After in seconds is waited for, then the request succeeds',
+		async () => {
+			const { testbed } = bed;
+			addFault({ status: 429, retryAfter: 1, times: 1 });
+			const result = await runThree({ continueOnFail: false });
 
-		expect(result.error).toBeUndefined();
-		expect(jsonOf(result)).toEqual(testbed.sim.data.invoices().slice(0, 3));
-		const [limited, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
-		expect([limited.status, retried.status]).toEqual([429, 200]);
-		expect(retried.params).toEqual(limited.params);
-		expect(waitedMs(limited, retried)).toBeGreaterThanOrEqual(1000);
-	});
+			expect(result.error).toBeUndefined();
+			expect(jsonOf(result)).toEqual(testbed.sim.data.invoices().slice(0, 3));
+			const [limited, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
+			expect([limited.status, retried.status]).toEqual([429, 200]);
+			expect(retried.params).toEqual(limited.params);
+			expect(waitedMs(limited, retried)).toBeGreaterThanOrEqual(1000);
+		},
+	);
 
-	test('Retry-After as an HTTP date is waited for', async () => {
-		const { testbed } = bed;
-		const until = new Date(Date.now() + 2000);
-		addFault({ status: 429, retryAfter: until.toUTCString(), times: 1 });
-		const result = await runThree({ continueOnFail: false });
+	testNeeding2x(RESPONSE_HEADERS_REACH_THE_NODE)(
+		'Retry-After as an HTTP date is waited for',
+		async () => {
+			const { testbed } = bed;
+			const until = new Date(Date.now() + 2000);
+			addFault({ status: 429, retryAfter: until.toUTCString(), times: 1 });
+			const result = await runThree({ continueOnFail: false });
 
-		expect(result.error).toBeUndefined();
-		const [limited, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
-		expect(limited.status).toBe(429);
-		// The date has whole seconds, so the retry comes at or after its second began.
-		expect(retried.receivedAtMs).toBeGreaterThanOrEqual(Math.floor(until.getTime() / 1000) * 1000);
-	});
+			expect(result.error).toBeUndefined();
+			const [limited, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
+			expect(limited.status).toBe(429);
+			// The date has whole seconds, so the retry comes at or after its second began.
+			expect(retried.receivedAtMs).toBeGreaterThanOrEqual(
+				Math.floor(until.getTime() / 1000) * 1000,
+			);
+		},
+	);
 
 	test.each([true, false])(
 		'continueOnFail %p: a limit that does not lift ends after a bounded number of attempts',
@@ -184,19 +193,22 @@ describe('429: the service limits the rate', () => {
 });
 
 describe('503 and Retry-After beyond the limit', () => {
-	test('a read answered 503 with Retry-After is waited for and retried', async () => {
-		const { testbed } = bed;
-		addFault({ status: 503, retryAfter: 1, times: 1 });
-		const result = await runThree({ continueOnFail: false });
+	testNeeding2x(RESPONSE_HEADERS_REACH_THE_NODE)(
+		'a read answered 503 with Retry-After is waited for and retried',
+		async () => {
+			const { testbed } = bed;
+			addFault({ status: 503, retryAfter: 1, times: 1 });
+			const result = await runThree({ continueOnFail: false });
 
-		expect(result.error).toBeUndefined();
-		expect(jsonOf(result)).toEqual(testbed.sim.data.invoices().slice(0, 3));
-		const [unavailable, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
-		expect([unavailable.status, retried.status]).toEqual([503, 200]);
-		expect(waitedMs(unavailable, retried)).toBeGreaterThanOrEqual(1000);
-	});
+			expect(result.error).toBeUndefined();
+			expect(jsonOf(result)).toEqual(testbed.sim.data.invoices().slice(0, 3));
+			const [unavailable, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
+			expect([unavailable.status, retried.status]).toEqual([503, 200]);
+			expect(waitedMs(unavailable, retried)).toBeGreaterThanOrEqual(1000);
+		},
+	);
 
-	test.each([429, 503])(
+	testNeeding2x(RESPONSE_HEADERS_REACH_THE_NODE).each([429, 503])(
 		'a %p asking for a wait longer than the node’s limit ends at once and says so',
 		async (status) => {
 			const { testbed } = bed;

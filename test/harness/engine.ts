@@ -1,0 +1,15 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals */
+/**
+ * Which n8n engine the in-process suite runs on (jest.config.js, N8N_ENGINE). A test that needs
+ * what only the 2.x engine gives a node is declared with `testNeeding2x`, naming why: on the 1.x
+ * engine it is skipped, and docs/compatibility.md states the difference for users.
+ */
+export const ENGINE = process.env.N8N_ENGINE === '1.x' ? '1.x' : '2.x';
+
+/** n8n 1.x's NodeApiError drops the error it wraps: the response headers never reach the node. */
+export const RESPONSE_HEADERS_REACH_THE_NODE = ENGINE === '2.x';
+
+/** n8n 1.x's execution engine reports parameter issues without the parameter's message. */
+export const PARAMETER_ISSUES_ARE_NAMED = ENGINE === '2.x';
+
+export const testNeeding2x = (available: boolean) => (available ? test : test.skip);
