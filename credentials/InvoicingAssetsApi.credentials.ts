@@ -56,19 +56,24 @@ function requireHttps(url: string, field: string, why: string, example: string) 
  * renewal's result instead of asking for one more. n8n 1.x renews on each refused request itself,
  * concurrently and outside the transport's lock (it has no preAuthenticationRetryStatusCode), so
  * without this one expired token would cost as many token requests as requests were in flight.
+ * A request that shares a renewal takes its token into the credential object n8n authenticates
+ * with and returns no token field, so n8n does not store the same token once more.
  */
 const renewals = new Map<string, { replaced: string; renewal: Promise<{ accessToken: string }> }>();
 
 async function shareRenewal(
 	credentials: ICredentialDataDecryptedObject,
 	renew: () => Promise<{ accessToken: string }>,
-): Promise<{ accessToken: string }> {
+): Promise<{ accessToken?: string }> {
 	const client = [credentials.identityUrl, credentials.clientId, credentials.scope]
 		.map(String)
 		.join(' ');
 	const replaced = String(credentials.accessToken ?? '');
 	const last = renewals.get(client);
-	if (replaced !== '' && last?.replaced === replaced) return await last.renewal;
+	if (replaced !== '' && last?.replaced === replaced) {
+		credentials.accessToken = (await last.renewal).accessToken;
+		return {};
+	}
 	const renewal = renew();
 	const entry = { replaced, renewal };
 	renewals.set(client, entry);

@@ -356,13 +356,25 @@ export class ServiceClient {
 		const send = async (
 			credentialData: ICredentialDataDecryptedObject,
 			additional: IAdditionalCredentialOptions,
-		) =>
-			(await this.context.helpers.httpRequestWithAuthentication.call(
-				this.context,
-				CREDENTIAL_TYPE,
-				{ ...options },
-				{ credentialsDecrypted: { ...decrypted, data: credentialData }, ...additional },
-			)) as IN8nHttpFullResponse;
+		) => {
+			// Each request hands n8n its own copy, so that n8n 1.x (which renews a refused token by
+			// itself, ignoring preAuthenticationRetryStatusCode) tells the credential which token was
+			// refused, not one that a concurrent renewal stored meanwhile; a token n8n stored in the
+			// copy is then shared with the run's other requests.
+			const sent = { ...credentialData };
+			try {
+				return (await this.context.helpers.httpRequestWithAuthentication.call(
+					this.context,
+					CREDENTIAL_TYPE,
+					{ ...options },
+					{ credentialsDecrypted: { ...decrypted, data: sent }, ...additional },
+				)) as IN8nHttpFullResponse;
+			} finally {
+				const stored = tokenOf(sent);
+				if (stored !== '' && stored !== tokenOf(credentialData))
+					credentialData.accessToken = stored;
+			}
+		};
 
 		const sendRenewingIfRefused = async () => {
 			const inProgress = renewals.get(key);
