@@ -19,6 +19,8 @@ export interface HttpFailure {
 	message: string;
 	/** Set when the failure is not an HTTP answer but a refusal explained by its own text (e.g. the credential's). */
 	description?: string;
+	/** True when n8n kept the status but not the response headers (n8n 1.x): Retry-After is unknown. */
+	headersLost?: boolean;
 }
 
 const NETWORK_CODES = new Set([
@@ -64,6 +66,7 @@ export function readFailure(error: unknown): HttpFailure {
 			body: response?.data ?? response?.body ?? (outer?.context as Loose)?.data,
 			headers: (response?.headers as Record<string, unknown>) ?? {},
 			message,
+			...(response === undefined ? { headersLost: true } : {}),
 		};
 	}
 	if (code) return { code, message };
@@ -137,6 +140,10 @@ export interface FailureContext {
 	maxRetryWaitMs?: number;
 }
 
+/** What a user of n8n 1.x must know when the service asked the node to wait. */
+export const HEADERS_LOST_HINT =
+	'This n8n (1.x) does not pass the service’s response headers to nodes, so the node could not read how long the service asked it to wait (Retry-After) and waited by its own schedule instead; n8n 2.0 or later honours the service’s wait.';
+
 /** One clear NodeApiError for a failed service call; the service's own message goes in the description. */
 export function toNodeApiError(failure: HttpFailure, context: FailureContext): NodeApiError {
 	const { node, itemIndex, subject } = context;
@@ -201,6 +208,8 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 		(context.elapsedMs ?? 0) + waitAsked > context.maxRetryWaitMs
 	) {
 		hint = `The service asked to wait ${Math.ceil(waitAsked / 1000)} s before trying again, longer than the node waits (${Math.round(context.maxRetryWaitMs / 1000)} s in all), so it stopped. ${hint}`;
+	} else if (RETRYABLE_STATUSES.includes(status) && failure.headersLost) {
+		hint = `${HEADERS_LOST_HINT} ${hint}`;
 	} else if (status === 429 && (context.attempts ?? 1) > 1) {
 		hint = `The node waited as the service asked and retried, without success. ${hint}`;
 	}

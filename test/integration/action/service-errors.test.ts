@@ -1,3 +1,4 @@
+import { HEADERS_LOST_HINT } from '../../../nodes/InvoicingAssets/transport/errors';
 import { RESPONSE_HEADERS_REACH_THE_NODE, testNeeding2x } from '../../harness/engine';
 import { credentialFor } from '../../harness/testbed';
 import type { NodeRun } from '../../harness/workflow';
@@ -190,6 +191,20 @@ describe('429: the service limits the rate', () => {
 			expect(testbed.sim.log.count('invoices.get', { status: 429 })).toBe(5);
 		},
 	);
+	test('a limit that does not lift says whether this n8n let the node read the service’s wait', async () => {
+		addFault({ status: 429, retryAfter: 0, times: 5 });
+		const result = await runThree({ continueOnFail: false });
+
+		expectNodeFailed(result, 'The service is limiting the request rate');
+		if (RESPONSE_HEADERS_REACH_THE_NODE) {
+			expect(result.error?.description).toContain(
+				'The node waited as the service asked and retried, without success.',
+			);
+			expect(result.error?.description).not.toContain(HEADERS_LOST_HINT);
+		} else {
+			expect(result.error?.description).toContain(HEADERS_LOST_HINT);
+		}
+	});
 });
 
 describe('503 and Retry-After beyond the limit', () => {
