@@ -20,19 +20,35 @@ const document = join(__dirname, '../../docs/compatibility.md');
 const start = '<!-- matrix:start -->';
 const end = '<!-- matrix:end -->';
 
-const rows = N8N_RELEASES.map((release) => {
+const runs = N8N_RELEASES.map((release) => {
 	const file = join(cacheRoot(), 'matrix-results', `${release.version}.json`);
-	if (!existsSync(file)) return `| ${release.version} | ${release.nodeMajor} | not run | — |`;
-	const run = JSON.parse(readFileSync(file, 'utf8')) as MatrixResult;
+	return {
+		release,
+		run: existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as MatrixResult) : undefined,
+	};
+});
+const steps = runs.find(({ run }) => run)?.run?.results.map((result) => result.step) ?? [];
+const rows = runs.map(({ release, run }) => {
+	if (!run) return `| ${release.version} | ${release.nodeMajor} | not run | — |`;
 	const passed = run.results.filter((result) => result.passed).length;
-	const failedSteps = run.results.filter((result) => !result.passed).map((result) => result.step);
+	const failedSteps = run.results.flatMap((result) =>
+		result.passed ? [] : [String(steps.indexOf(result.step) + 1)],
+	);
 	const outcome =
 		failedSteps.length === 0 && passed > 0
 			? `**passed** (${passed}/${run.results.length} steps, ${run.finishedAt.slice(0, 10)})`
-			: `**failed**: ${failedSteps.join('; ')} (${run.finishedAt.slice(0, 10)})`;
-	return `| ${release.version} | ${release.nodeMajor} | reduced real-n8n scenario: ${run.results.map((result) => result.step).join('; ')} | ${outcome} |`;
+			: `**failed**: steps ${failedSteps.join(', ')} (${run.finishedAt.slice(0, 10)})`;
+	return `| ${release.version} | ${release.nodeMajor} | the reduced real-n8n scenario, steps 1–${run.results.length} below | ${outcome} |`;
 });
-const table = ['| n8n | Node | what was run | result |', '|---|---|---|---|', ...rows].join('\n');
+const table = [
+	'| n8n | Node | what was run | result |',
+	'|---|---|---|---|',
+	...rows,
+	'',
+	'The steps of the reduced scenario:',
+	'',
+	...steps.map((step, index) => `${index + 1}. ${step}`),
+].join('\n');
 
 const text = readFileSync(document, 'utf8');
 const from = text.indexOf(start);
