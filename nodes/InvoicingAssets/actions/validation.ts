@@ -1,4 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './common.descriptions';
@@ -357,4 +357,21 @@ export function readDateRange(
 		);
 	}
 	return range;
+}
+
+/** The Updated After / Updated Before filters of a Get Many, as the list's updatedFrom / updatedTo. */
+export function readUpdatedRange(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	given: IDataObject,
+	records: string,
+): { updatedFrom?: string; updatedTo?: string } {
+	const { from, to } = readDateRange(
+		context,
+		itemIndex,
+		{ from: given.updatedAfter, to: given.updatedBefore },
+		{ from: 'Updated After', to: 'Updated Before' },
+		records,
+	);
+	return { ...(from ? { updatedFrom: from } : {}), ...(to ? { updatedTo: to } : {}) };
 }

@@ -15,7 +15,14 @@ import {
 	statusOptions,
 	updatedRangeFilters,
 } from '../common.descriptions';
-import { isGiven, optionalText, readDateRange, readLimit, requireChoice } from '../validation';
+import {
+	isGiven,
+	optionalText,
+	readDateRange,
+	readLimit,
+	readUpdatedRange,
+	requireChoice,
+} from '../validation';
 import { billedAssetsOfRun, invoiceOptions } from './billedAssets';
 
 const properties: INodeProperties[] = [
@@ -101,15 +108,7 @@ function readFilters(context: IExecuteFunctions, itemIndex: number): InvoiceFilt
 	);
 	if (issued.from) filters.issuedFrom = issued.from;
 	if (issued.to) filters.issuedTo = issued.to;
-	const updated = readDateRange(
-		context,
-		itemIndex,
-		{ from: given.updatedAfter, to: given.updatedBefore },
-		{ from: 'Updated After', to: 'Updated Before' },
-		'invoice',
-	);
-	if (updated.from) filters.updatedFrom = updated.from;
-	if (updated.to) filters.updatedTo = updated.to;
+	Object.assign(filters, readUpdatedRange(context, itemIndex, given, 'invoice'));
 	if (isGiven(given.status)) {
 		filters.status = requireChoice(context, itemIndex, given.status, INVOICE_STATUSES, 'Status');
 	}

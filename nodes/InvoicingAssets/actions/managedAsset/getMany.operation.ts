@@ -16,7 +16,7 @@ import {
 	statusOptions,
 	updatedRangeFilters,
 } from '../common.descriptions';
-import { isGiven, optionalText, readDateRange, readLimit, requireChoice } from '../validation';
+import { isGiven, optionalText, readLimit, readUpdatedRange, requireChoice } from '../validation';
 
 const properties: INodeProperties[] = [
 	returnAllProperty,
@@ -107,14 +107,6 @@ function readFilters(context: IExecuteFunctions, itemIndex: number): AssetFilter
 	if (site) filters.site = site;
 	if (customerNumber) filters.customerNumber = customerNumber;
 	if (serialNumber) filters.serialNumber = serialNumber;
-	const updated = readDateRange(
-		context,
-		itemIndex,
-		{ from: given.updatedAfter, to: given.updatedBefore },
-		{ from: 'Updated After', to: 'Updated Before' },
-		'asset',
-	);
-	if (updated.from) filters.updatedFrom = updated.from;
-	if (updated.to) filters.updatedTo = updated.to;
+	Object.assign(filters, readUpdatedRange(context, itemIndex, given, 'asset'));
 	return filters;
 }
