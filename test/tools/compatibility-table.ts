@@ -20,6 +20,7 @@ const document = join(__dirname, '../../docs/compatibility.md');
 const start = '<!-- matrix:start -->';
 const end = '<!-- matrix:end -->';
 
+const steps = new Map<string, number>();
 const rows = N8N_RELEASES.map((release) => {
 	const file = join(cacheRoot(), 'matrix-results', `${release.version}.json`);
 	if (!existsSync(file)) return `| ${release.version} | ${release.nodeMajor} | not run | — |`;
@@ -30,9 +31,24 @@ const rows = N8N_RELEASES.map((release) => {
 		failedSteps.length === 0 && passed > 0
 			? `**passed** (${passed}/${run.results.length} steps, ${run.finishedAt.slice(0, 10)})`
 			: `**failed**: ${failedSteps.join('; ')} (${run.finishedAt.slice(0, 10)})`;
-	return `| ${release.version} | ${release.nodeMajor} | reduced real-n8n scenario: ${run.results.map((result) => result.step).join('; ')} | ${outcome} |`;
+	steps.set(run.results.map((result) => result.step).join('\n'), run.results.length);
+	return `| ${release.version} | ${release.nodeMajor} | reduced real-n8n scenario (${run.results.length} steps) | ${outcome} |`;
 });
-const table = ['| n8n | Node | what was run | result |', '|---|---|---|---|', ...rows].join('\n');
+// The steps go below the table, once (a cell listing them would be too wide to read).
+const stepLists = [...steps.keys()];
+const table = [
+	'| n8n | Node | what was run | result |',
+	'|---|---|---|---|',
+	...rows,
+	...(stepLists.length === 1
+		? [
+				'',
+				'The steps of the scenario:',
+				'',
+				...stepLists[0].split('\n').map((step, index) => `${index + 1}. ${step}`),
+			]
+		: []),
+].join('\n');
 
 const text = readFileSync(document, 'utf8');
 const from = text.indexOf(start);
