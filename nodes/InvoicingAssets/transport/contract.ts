@@ -3,7 +3,7 @@
  *
  * The provider's specification fixes only part of it (marked "spec"). The rest is our
  * assumption (marked "assumed") and must be corrected here, and only here, once the
- * provider's real documentation says otherwise. The README's "Service contract" section
+ * provider's real documentation says otherwise. docs/service-contract.md
  * lists the same items for users. The test simulator implements this same module.
  */
 

@@ -254,7 +254,7 @@ export class ServiceClient {
 			this.context.getNode(),
 			'The service pages this list differently from the contract, so the node cannot read it whole',
 			{
-				description: `${detail} Rather than read on without end or return repeated records as the list, the node stopped. To get the first records now, turn off Return All and set a Limit of at most ${MAX_PAGE_SIZE}. The package’s assumptions about the service’s paging are listed under “Service contract” in its README; please report this.`,
+				description: `${detail} Rather than read on without end or return repeated records as the list, the node stopped. To get the first records now, turn off Return All and set a Limit of at most ${MAX_PAGE_SIZE}. The package’s assumptions about the service’s paging are listed in docs/service-contract.md in its repository; please report this.`,
 				itemIndex,
 			},
 		);
@@ -295,7 +295,7 @@ export class ServiceClient {
 			this.context.getNode(),
 			'The service’s subscription list has a form the node cannot read; please report this',
 			{
-				description: `Expected a JSON array of subscriptions, or pages of the form {"items": [...], "page", "pageSize", "totalItems"}, each subscription with an "id". ${detail} Rather than take an unreadable list for an empty one (for a trigger: and subscribe twice), the node stops. The package’s assumptions about the service are listed under “Service contract” in its README.`,
+				description: `Expected a JSON array of subscriptions, or pages of the form {"items": [...], "page", "pageSize", "totalItems"}, each subscription with an "id". ${detail} Rather than take an unreadable list for an empty one (for a trigger: and subscribe twice), the node stops. The package’s assumptions about the service are listed in docs/service-contract.md in its repository.`,
 				itemIndex,
 			},
 		);
@@ -337,7 +337,7 @@ export class ServiceClient {
 				this.context.getNode(),
 				'The service’s pages do not add up, so the list would be incomplete',
 				{
-					description: `Page ${page} held ${envelope.items.length} records where ${pageSize} were asked for, though the service reports ${totalItems} in all. The node stopped rather than return part of the list. The service’s paging may differ from what this node assumes (see “Service contract” in the README); please report it.`,
+					description: `Page ${page} held ${envelope.items.length} records where ${pageSize} were asked for, though the service reports ${totalItems} in all. The node stopped rather than return part of the list. The service’s paging may differ from what this node assumes (see docs/service-contract.md in the package’s repository); please report it.`,
 					itemIndex,
 				},
 			);

@@ -39,7 +39,7 @@ const SET_PUBLIC_HTTPS_ADDRESS = 'Set N8N_WEBHOOK_URL to n8n’s public https ad
 
 /** Where users find what the package assumes about the service. */
 const SEE_SERVICE_CONTRACT =
-	'The package’s assumptions about the service are listed under “Service contract” in its README.';
+	'The package’s assumptions about the service are listed in docs/service-contract.md in its repository.';
 
 /** For subscriptions the trigger may have left behind without their key. */
 const DELETE_UNUSED =

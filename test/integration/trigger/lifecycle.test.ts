@@ -549,7 +549,7 @@ describe('the subscription list', () => {
 			expect(failure?.message).toBe(
 				'The service’s subscription list has a form the node cannot read; please report this',
 			);
-			expect(failure?.description).toContain('Service contract');
+			expect(failure?.description).toContain('docs/service-contract.md');
 			expect(host.nodeStaticData).toEqual(stored);
 			expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
 			expect(testbed.sim.log.count('subscriptions.delete')).toBe(0);
@@ -660,7 +660,7 @@ describe('a 404 to the delete', () => {
 		expect(failure?.message).toBe(
 			`The delete did not reach subscription '${String(stored.subscriptionId)}': the service answered 404 but still lists it, so its delete address may differ from the package’s service contract`,
 		);
-		expect(failure?.description).toContain('Service contract');
+		expect(failure?.description).toContain('docs/service-contract.md');
 		expect(onlySubscription(testbed).id).toBe(stored.subscriptionId);
 		expect(host.nodeStaticData).toEqual(stored);
 

@@ -109,7 +109,7 @@ async function readChangedRecords(
 				context.getNode(),
 				`The service’s list of changed ${kind}s did not add up after ${READ_ATTEMPTS} reads`,
 				{
-					description: `Its pages held ${read.records.length} different ${kind}s where the service reported ${read.total}, so records moved between pages while they were read. Nothing was skipped: the next poll reads the same changes again. Should this repeat, the service’s paging may differ from what this node assumes (see “Service contract” in the README); please report it.`,
+					description: `Its pages held ${read.records.length} different ${kind}s where the service reported ${read.total}, so records moved between pages while they were read. Nothing was skipped: the next poll reads the same changes again. Should this repeat, the service’s paging may differ from what this node assumes (see docs/service-contract.md in the package’s repository); please report it.`,
 				},
 			);
 		}
