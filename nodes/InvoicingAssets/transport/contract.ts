@@ -3,8 +3,10 @@
  *
  * The provider's specification fixes only part of it (marked "spec"). The rest is our
  * assumption (marked "assumed") and must be corrected here, and only here, once the
- * provider's real documentation says otherwise. docs/service-contract.md
- * lists the same items for users. The test simulator implements this same module.
+ * provider's real documentation says otherwise. docs/service-contract.openapi.yaml states the
+ * same contract as an OpenAPI document (docs/service-contract.md is its guide); a unit test holds
+ * this module against it, and the test simulator, written apart from this module, is validated
+ * against it too.
  */
 
 /* ------------------------------------------------------------------ identity service */
