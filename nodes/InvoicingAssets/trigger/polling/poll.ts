@@ -10,7 +10,9 @@ import {
 	readPage,
 	toServiceTimestamp,
 	type Asset,
+	type AssetFilters,
 	type Invoice,
+	type InvoiceFilters,
 } from '../../transport/contract';
 import { ALL_EVENTS, CHOOSE_EVENT_TYPES } from '../../shared/events';
 import {
@@ -125,11 +127,14 @@ async function readEveryPage(
 	const path = kind === 'invoice' ? paths.invoices : paths.assets;
 	const byId = new Map<string, PolledRecord>();
 	let total = 0;
+	const changedSince: Pick<InvoiceFilters & AssetFilters, 'updatedFrom'> = from
+		? { updatedFrom: from }
+		: {};
 	for (let page = FIRST_PAGE; ; page++) {
 		const body = await client.request({
 			method: 'GET',
 			path,
-			qs: { ...(from ? { updatedFrom: from } : {}), ...pageQuery(page, MAX_PAGE_SIZE) },
+			qs: { ...changedSince, ...pageQuery(page, MAX_PAGE_SIZE) },
 		});
 		const envelope = readPage<Invoice | Asset>(body);
 		if (!envelope) {
