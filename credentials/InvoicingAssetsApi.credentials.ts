@@ -14,7 +14,7 @@ import {
 	expiredApiKeyMessage,
 	isApiKeyExpired,
 	readApiKeyExpiry,
-} from '../nodes/InvoicingAssets/transport/apiKeyExpiry';
+} from '../nodes/InvoicingAssets/shared/apiKeyExpiry';
 import {
 	EXPIRED_KEY_ERROR,
 	INVALID_SCOPE_ERROR,
@@ -25,10 +25,9 @@ import {
 	isHttpsAddress,
 	TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT,
 	paths,
-	readAccessToken,
-	readIdentityError,
 	tokenRequestForm,
 } from '../nodes/InvoicingAssets/transport/contract';
+import { readAccessToken, readIdentityError } from '../nodes/InvoicingAssets/transport/responses';
 import { readFailure, type HttpFailure } from '../nodes/InvoicingAssets/transport/errors';
 import { nextRetryDelayMs, TOKEN_RETRY_POLICY } from '../nodes/InvoicingAssets/transport/retry';
 

@@ -6,17 +6,16 @@ import { join } from 'node:path';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { Agent, request, type Dispatcher } from 'undici';
 
-import { mapWithConcurrency } from '../../nodes/InvoicingAssets/transport/concurrency';
+import { mapWithConcurrency } from '../../nodes/InvoicingAssets/actions/concurrency';
 import {
 	GRANT_PATH,
 	MAX_PAGE_SIZE,
 	pageQuery,
 	paths,
-	readAccessToken,
-	readPage,
 	tokenRequestForm,
 	type Invoice,
 } from '../../nodes/InvoicingAssets/transport/contract';
+import { readAccessToken, readPage } from '../../nodes/InvoicingAssets/transport/responses';
 import type { Harness } from '../harness/workflow';
 import type { SimulatorState } from '../simulator';
 

@@ -14,7 +14,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { mapWithConcurrency } from '../../nodes/InvoicingAssets/transport/concurrency';
+import { mapWithConcurrency } from '../../nodes/InvoicingAssets/actions/concurrency';
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
 import { eventIdOf, hasEnded, listExecutions, waitFor, waitForEvent } from '../n8n/executions';
 import type { N8nInstance } from '../n8n/instance';

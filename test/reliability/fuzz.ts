@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { IDataObject } from 'n8n-workflow';
 
-import { mapWithConcurrency } from '../../nodes/InvoicingAssets/transport/concurrency';
+import { mapWithConcurrency } from '../../nodes/InvoicingAssets/actions/concurrency';
 import { startTestbed } from '../harness/testbed';
 import type { NodeRun } from '../harness/workflow';
 import type { LoggedRoute, Simulator } from '../simulator';

@@ -17,9 +17,9 @@ import {
 	ACCESS_TOKEN_LIFETIME_SECONDS,
 	GRANT_PATH,
 	paths,
-	readAccessToken,
 	tokenRequestForm,
 } from '../../nodes/InvoicingAssets/transport/contract';
+import { readAccessToken } from '../../nodes/InvoicingAssets/transport/responses';
 import { waitFor } from '../n8n/executions';
 import type { RequestLogEntry } from '../simulator';
 import { count } from './report';

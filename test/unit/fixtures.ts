@@ -1,5 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
+import type { Invoice } from '../../nodes/InvoicingAssets/transport/contract';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE } from '../harness/node-types';
 
 /** The action node as a workflow holds it, for unit tests that need a node but run none. */
@@ -11,4 +12,23 @@ export const actionNode: INode = {
 	position: [0, 0],
 	parameters: {},
 	credentials: { [CREDENTIAL_TYPE]: { id: '1', name: 'credential' } },
+};
+
+/** An invoice whose lines bill two assets, one of them twice, and a fee that bills none. */
+export const invoice: Invoice = {
+	invoiceNumber: 'INV-0000042',
+	customerNumber: 'CUST-10001',
+	issueDate: '2025-03-01T10:00:00Z',
+	dueDate: '2025-03-31T10:00:00Z',
+	status: 'issued',
+	currency: 'EUR',
+	totalAmount: 119,
+	taxAmount: 19,
+	updatedAt: '2025-03-01T10:00:00Z',
+	lines: [
+		{ description: 'Router', quantity: 1, unitPrice: 50, amount: 50, assetId: 'AST-000002' },
+		{ description: 'Fee', quantity: 1, unitPrice: 10, amount: 10, assetId: null },
+		{ description: 'Switch', quantity: 1, unitPrice: 20, amount: 20, assetId: 'AST-000001' },
+		{ description: 'Router again', quantity: 1, unitPrice: 20, amount: 20, assetId: 'AST-000002' },
+	],
 };

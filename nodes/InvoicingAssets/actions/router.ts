@@ -2,14 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { ServiceClient } from '../transport';
-import { mapWithConcurrency } from '../transport/concurrency';
+import { mapWithConcurrency } from './concurrency';
 import {
 	EXPIRY_WARNING_DAYS,
 	daysUntilApiKeyExpiry,
 	formatExpiryDate,
 	isApiKeyExpired,
 	readApiKeyExpiry,
-} from '../transport/apiKeyExpiry';
+} from '../shared/apiKeyExpiry';
 import { operations as invoiceOperations } from './invoice/Invoice.resource';
 import { operations as managedAssetOperations } from './managedAsset/ManagedAsset.resource';
 import { operations as subscriptionOperations } from './subscription/Subscription.resource';

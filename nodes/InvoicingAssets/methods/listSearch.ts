@@ -12,11 +12,11 @@ import {
 	MAX_PAGE_SIZE,
 	pageQuery,
 	paths,
-	readPage,
-	redactDeliveryKey,
 	type Asset,
 	type Invoice,
 } from '../transport/contract';
+import { readPage } from '../transport/responses';
+import { redactDeliveryKey } from '../transport/notificationUrl';
 
 export async function searchSubscriptions(
 	this: ILoadOptionsFunctions,

@@ -1,12 +1,13 @@
 /**
- * The service contract: every path, field name and shape this package relies on.
+ * The service contract: every path, field name, shape and status this package relies on.
  *
  * The provider's specification fixes only part of it (marked "spec"). The rest is our
  * assumption (marked "assumed") and must be corrected here, and only here, once the
- * provider's real documentation says otherwise. docs/service-contract.openapi.yaml states the
- * same contract as an OpenAPI document (docs/service-contract.md is its guide); a unit test holds
- * this module against it, and the test simulator, written apart from this module, is validated
- * against it too.
+ * provider's real documentation says otherwise; responses.ts reads the service's answers by
+ * these shapes, notificationUrl.ts builds and hides the delivery key by DELIVERY_KEY_PARAMETER.
+ * docs/service-contract.openapi.yaml states the same contract as an OpenAPI document
+ * (docs/service-contract.md is its guide); a unit test holds this module against it, and the
+ * test simulator, written apart from this module, is validated against it too.
  */
 
 /* ------------------------------------------------------------------ identity service */
@@ -41,14 +42,6 @@ export function tokenRequestForm(clientId: string, clientSecret: string, scope: 
 	return form;
 }
 
-/** spec: the token is in `accessToken`. assumed: tolerate `access_token`. */
-export function readAccessToken(body: unknown): string | undefined {
-	const parsed = parseJsonIfText(body);
-	if (!isObject(parsed)) return undefined;
-	const token = parsed.accessToken ?? parsed.access_token;
-	return typeof token === 'string' && token.length > 0 ? token : undefined;
-}
-
 /**
  * assumed: a token request changes nothing at the identity service, so asking twice is harmless:
  * it is retried like a read (faults, 429/503 with Retry-After, lost connections, timeouts).
@@ -69,16 +62,6 @@ export const EXPIRED_KEY_ERROR = 'key_expired';
 
 /** assumed: the identity service's answer to a scope it does not know. */
 export const INVALID_SCOPE_ERROR = 'invalid_scope';
-
-export function readIdentityError(body: unknown): IdentityError | undefined {
-	const parsed = parseJsonIfText(body);
-	if (!isObject(parsed) || typeof parsed.error !== 'string') return undefined;
-	return {
-		error: parsed.error,
-		error_description:
-			typeof parsed.error_description === 'string' ? parsed.error_description : null,
-	};
-}
 
 /* --------------------------------------------------------------------- service API */
 
@@ -147,35 +130,6 @@ export interface Invoice {
 /** assumed: an invoice number is letters and digits, with `-`, `_`, `.` or `/` between them (regex source, unanchored). */
 export const INVOICE_NUMBER_PATTERN = '[A-Za-z0-9][A-Za-z0-9._/-]{0,63}';
 
-/** The assets an invoice bills: the lines' asset IDs, once each, without the lines that bill none. */
-export function billedAssetIds(invoice: Invoice): string[] {
-	const lines: unknown[] = Array.isArray(invoice.lines) ? invoice.lines : [];
-	const ids = lines.map((line) => (isObject(line) ? line.assetId : undefined));
-	return [...new Set(ids.filter((id): id is string => typeof id === 'string' && id !== ''))];
-}
-
-/** Not the service's: the invoice fields the nodes' "Simplify" option keeps. */
-export const INVOICE_SUMMARY_FIELDS = [
-	'invoiceNumber',
-	'customerNumber',
-	'issueDate',
-	'dueDate',
-	'status',
-	'currency',
-	'totalAmount',
-] as const satisfies ReadonlyArray<keyof Invoice>;
-
-export type InvoiceSummary = Pick<Invoice, (typeof INVOICE_SUMMARY_FIELDS)[number]> & {
-	assetIds: string[];
-};
-
-export function summarizeInvoice(invoice: Invoice): InvoiceSummary {
-	return {
-		...pickFields(invoice, INVOICE_SUMMARY_FIELDS),
-		assetIds: billedAssetIds(invoice),
-	};
-}
-
 /**
  * assumed: list filters of the invoices endpoint. `issuedFrom`/`issuedTo` bound `issueDate`,
  * `updatedFrom`/`updatedTo` bound `updatedAt`; both inclusive, as service timestamps.
@@ -214,24 +168,6 @@ export const RECORD_NOT_FOUND_STATUS = 404;
 /** assumed: an asset ID is letters and digits, with `-`, `_` or `.` between them (regex source, unanchored). */
 export const ASSET_ID_PATTERN = '[A-Za-z0-9][A-Za-z0-9._-]{0,63}';
 
-/** Not the service's: the asset fields the nodes' "Simplify" option keeps. */
-export const ASSET_SUMMARY_FIELDS = [
-	'assetId',
-	'serialNumber',
-	'type',
-	'model',
-	'site',
-	'customerNumber',
-	'status',
-	'contractEnd',
-] as const satisfies ReadonlyArray<keyof Asset>;
-
-export type AssetSummary = Pick<Asset, (typeof ASSET_SUMMARY_FIELDS)[number]>;
-
-export function summarizeAsset(asset: Asset): AssetSummary {
-	return pickFields(asset, ASSET_SUMMARY_FIELDS);
-}
-
 /** assumed: list filters of the assets endpoint; `updatedFrom`/`updatedTo` bound `updatedAt` (inclusive). */
 export interface AssetFilters {
 	status?: AssetStatus;
@@ -266,19 +202,6 @@ export const LIST_RECORD_KEYS: Readonly<Record<string, string>> = {
 	[paths.assets]: 'assetId',
 };
 
-/** The identity of a list record: its key field, else the whole record. */
-export function listRecordKey(path: string, record: unknown): string {
-	const field = LIST_RECORD_KEYS[path];
-	const value = field !== undefined && isObject(record) ? record[field] : undefined;
-	return typeof value === 'string' && value !== '' ? value : JSON.stringify(record);
-}
-
-export function readPage<T>(body: unknown): Page<T> | undefined {
-	const parsed = parseJsonIfText(body);
-	if (!isObject(parsed) || !Array.isArray(parsed.items)) return undefined;
-	return parsed as unknown as Page<T>;
-}
-
 /* ------------------------------------------------------------------ subscriptions */
 
 /** assumed except the first, which is the spec's example */
@@ -310,65 +233,6 @@ export interface Subscription {
 	eventTypes: string[] | null;
 	description: string | null;
 	createdAt: string;
-}
-
-/**
- * spec: create answers 201 and its body is the GUID. assumed: as a JSON string, bare text or
- * `{ id }`. Anything that is not GUID-shaped is not taken as the ID (undefined).
- */
-export function readCreatedSubscriptionId(body: unknown): string | undefined {
-	if (typeof body === 'string') {
-		const text = body.trim();
-		if (text.startsWith('"') || text.startsWith('{')) {
-			const parsed = parseJsonIfText(text);
-			return parsed === text ? undefined : readCreatedSubscriptionId(parsed);
-		}
-		return isSubscriptionId(text) ? text : undefined;
-	}
-	if (isObject(body) && isSubscriptionId(body.id)) return body.id;
-	return undefined;
-}
-
-/** spec: a subscription ID is a GUID. */
-export function isSubscriptionId(value: unknown): value is string {
-	return typeof value === 'string' && new RegExp(`^${SUBSCRIPTION_ID_PATTERN}$`).test(value);
-}
-
-/** One answer of the list call, as the trigger reads it. */
-export interface SubscriptionListPage {
-	subscriptions: Subscription[];
-	/** The page to ask for next; undefined when this answer holds the rest of the list. */
-	next?: { page: number; pageSize: number };
-}
-
-/**
- * assumed: the list call answers a bare array of every subscription of the API key. Should it
- * answer the page envelope instead, the next page is asked for (`page` + 1, with the `pageSize`
- * it reported, else the number of items it gave) until a short or empty page, or `totalItems`.
- * undefined when the answer is neither shape, or an entry has no string `id`: an unreadable list
- * must never be taken for an empty one. `requestedPage` is the page asked for (FIRST_PAGE at first).
- */
-export function readSubscriptionListPage(
-	body: unknown,
-	requestedPage = FIRST_PAGE,
-): SubscriptionListPage | undefined {
-	const parsed = parseJsonIfText(body);
-	const entries = Array.isArray(parsed) ? parsed : readPage<unknown>(parsed)?.items;
-	if (!entries?.every((entry) => isObject(entry) && isNonEmptyString(entry.id))) return undefined;
-	const subscriptions = entries as Subscription[];
-	if (Array.isArray(parsed) || subscriptions.length === 0) return { subscriptions };
-
-	const envelope = parsed as Record<string, unknown>;
-	const page =
-		isWholeNumber(envelope.page) && envelope.page >= FIRST_PAGE ? envelope.page : requestedPage;
-	const pageSize =
-		isWholeNumber(envelope.pageSize) && envelope.pageSize > 0
-			? envelope.pageSize
-			: subscriptions.length;
-	const total = isWholeNumber(envelope.totalItems) ? envelope.totalItems : undefined;
-	const readSoFar = (page - FIRST_PAGE) * pageSize + subscriptions.length;
-	const isLast = subscriptions.length < pageSize || (total !== undefined && readSoFar >= total);
-	return isLast ? { subscriptions } : { subscriptions, next: { page: page + 1, pageSize } };
 }
 
 /**
@@ -416,46 +280,6 @@ export function isHttpsAddress(url: string): boolean {
 /** spec: deliveries authenticate with an API key as a query argument. assumed: named `apiKey`. */
 export const DELIVERY_KEY_PARAMETER = 'apiKey';
 
-export function withDeliveryKey(notificationUrl: string, deliveryKey: string): string {
-	const url = new URL(notificationUrl);
-	url.searchParams.set(DELIVERY_KEY_PARAMETER, deliveryKey);
-	return url.toString();
-}
-
-/** The delivery key a notification URL carries: its one non-empty `apiKey` argument, else undefined. */
-export function readDeliveryKey(notificationUrl: string): string | undefined {
-	if (!URL.canParse(notificationUrl)) return undefined;
-	const values = new URL(notificationUrl).searchParams.getAll(DELIVERY_KEY_PARAMETER);
-	return values.length === 1 && values[0] !== '' ? values[0] : undefined;
-}
-
-/** The notification URL without its delivery key, normalised (to compare addresses); undefined when unreadable. */
-export function withoutDeliveryKey(notificationUrl: string): string | undefined {
-	if (!URL.canParse(notificationUrl)) return undefined;
-	const url = new URL(notificationUrl);
-	url.searchParams.delete(DELIVERY_KEY_PARAMETER);
-	return url.toString();
-}
-
-/** The notification URL with the delivery key's value hidden, for output and logs. */
-export function redactDeliveryKey(notificationUrl: string): string {
-	try {
-		const url = new URL(notificationUrl);
-		if (!url.searchParams.has(DELIVERY_KEY_PARAMETER)) return notificationUrl;
-		url.searchParams.set(DELIVERY_KEY_PARAMETER, REDACTED);
-		return url.toString();
-	} catch {
-		return redactDeliveryKeysInText(notificationUrl);
-	}
-}
-
-/** Free text (e.g. a service's error message) with every delivery key in it replaced. */
-export function redactDeliveryKeysInText(text: string): string {
-	return text.replace(new RegExp(`(${DELIVERY_KEY_PARAMETER}=)[^&#\\s"']*`, 'gi'), `$1${REDACTED}`);
-}
-
-export const REDACTED = '__redacted__';
-
 /* ------------------------------------------------------------------------- events */
 
 /**
@@ -470,38 +294,12 @@ export interface ServiceEvent {
 	data: Record<string, unknown> | null;
 }
 
-/**
- * An event needs a non-empty eventId and eventType; occurredAt, subscriptionId and data may be
- * null or absent, and are otherwise of their contract type.
- */
-export function isServiceEvent(body: unknown): body is ServiceEvent {
-	const empty = (value: unknown) => value === null || value === undefined;
-	return (
-		isObject(body) &&
-		isNonEmptyString(body.eventId) &&
-		isNonEmptyString(body.eventType) &&
-		(empty(body.occurredAt) || typeof body.occurredAt === 'string') &&
-		(empty(body.subscriptionId) || typeof body.subscriptionId === 'string') &&
-		(empty(body.data) || isObject(body.data))
-	);
-}
-
 /* ------------------------------------------------------------------------- errors */
 
 /** assumed: `{ code, message, details }`; also read OAuth and problem+json fields. */
 export interface ServiceError {
 	code: string | null;
 	message: string | null;
-}
-
-export function readServiceError(body: unknown): ServiceError {
-	const parsed = parseJsonIfText(body);
-	if (!isObject(parsed)) return { code: null, message: null };
-	const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
-	return {
-		code: text(parsed.code) ?? text(parsed.error) ?? text(parsed.title),
-		message: text(parsed.message) ?? text(parsed.error_description) ?? text(parsed.detail),
-	};
 }
 
 /** assumed (limits are not shown): these statuses mean "wait, then retry". */
@@ -516,46 +314,3 @@ export const UNPROCESSED_STATUSES = [429];
 
 /** assumed: server faults that may pass; retried only where a repeat is harmless. */
 export const TRANSIENT_SERVER_STATUSES = [500, 502, 504];
-
-/** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
-export function readRetryAfterMs(header: unknown, now = Date.now()): number | undefined {
-	const value = Array.isArray(header) ? header[0] : header;
-	if (typeof value === 'number') return Math.max(0, value * 1000);
-	if (typeof value !== 'string' || value.trim() === '') return undefined;
-	if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Number(value) * 1000);
-	const date = Date.parse(value);
-	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-/* ------------------------------------------------------------------------ helpers */
-
-/** The named fields of a record; a field the service left out is null, as the spec says it would be. */
-function pickFields<T extends object, K extends keyof T>(
-	record: T,
-	fields: readonly K[],
-): Pick<T, K> {
-	const picked = {} as Pick<T, K>;
-	for (const field of fields) picked[field] = (record[field] ?? null) as T[K];
-	return picked;
-}
-
-function isNonEmptyString(value: unknown): value is string {
-	return typeof value === 'string' && value.length > 0;
-}
-
-function isWholeNumber(value: unknown): value is number {
-	return Number.isInteger(value) && (value as number) >= 0;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function parseJsonIfText(body: unknown): unknown {
-	if (typeof body !== 'string') return body;
-	try {
-		return JSON.parse(body);
-	} catch {
-		return body;
-	}
-}

@@ -1,13 +1,9 @@
 import type { IHttpRequestMethods, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import {
-	RETRYABLE_STATUSES,
-	readRetryAfterMs,
-	readServiceError,
-	redactDeliveryKeysInText,
-	UNPROCESSED_STATUSES,
-} from './contract';
+import { RETRYABLE_STATUSES, UNPROCESSED_STATUSES } from './contract';
+import { readRetryAfterMs, readServiceError } from './responses';
+import { redactDeliveryKeysInText } from './notificationUrl';
 
 /** What a failed request left us: never the request itself, which carries the bearer token. */
 export interface HttpFailure {

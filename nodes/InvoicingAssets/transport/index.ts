@@ -17,14 +17,12 @@ import {
 	FIRST_PAGE,
 	isHttpsAddress,
 	JSON_MEDIA_TYPE,
-	listRecordKey,
 	MAX_PAGE_SIZE,
 	pageQuery,
 	paths,
-	readPage,
-	readSubscriptionListPage,
 	type Subscription,
 } from './contract';
+import { listRecordKey, readPage, readSubscriptionListPage } from './responses';
 import { mayHaveActed, readFailure, toNodeApiError, type HttpFailure } from './errors';
 import { nextPage } from './pagination';
 import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, type RetryPolicy } from './retry';

@@ -1,11 +1,7 @@
 import type { IHttpRequestMethods } from 'n8n-workflow';
 
-import {
-	RETRYABLE_STATUSES,
-	TRANSIENT_SERVER_STATUSES,
-	UNPROCESSED_STATUSES,
-	readRetryAfterMs,
-} from './contract';
+import { RETRYABLE_STATUSES, TRANSIENT_SERVER_STATUSES, UNPROCESSED_STATUSES } from './contract';
+import { readRetryAfterMs } from './responses';
 import type { HttpFailure } from './errors';
 
 export interface RetryPolicy {

@@ -1,7 +1,8 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { selectedEventTypes } from '../shared/events';
-import { DELIVERY_KEY_PARAMETER, isServiceEvent, type ServiceEvent } from '../transport/contract';
+import { DELIVERY_KEY_PARAMETER, type ServiceEvent } from '../transport/contract';
+import { isServiceEvent } from '../transport/responses';
 import { deliveryKeyMatches } from './deliveryKey';
 import { forgetUnlessAcknowledged, isFirstDelivery } from './recentEvents';
 import { readStoredSubscription } from './state';

@@ -7,16 +7,14 @@ import {
 	LATE_CREATE_RECHECK_DELAYS_MS,
 	NOTIFICATION_URL_PROTOCOL,
 	paths,
-	readCreatedSubscriptionId,
-	readDeliveryKey,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
 	subscriptionEndsBy,
 	toServiceTimestamp,
-	withDeliveryKey,
-	withoutDeliveryKey,
 	type Subscription,
 	type SubscriptionRequest,
 } from '../transport/contract';
+import { readCreatedSubscriptionId } from '../transport/responses';
+import { readDeliveryKey, withDeliveryKey, withoutDeliveryKey } from '../transport/notificationUrl';
 import { deliveryKeyMatches, generateDeliveryKey, hashDeliveryKey } from './deliveryKey';
 import {
 	forgetSubscription,

@@ -2,7 +2,8 @@ import { DateTime } from 'luxon';
 import { setGlobalState, type IDataObject } from 'n8n-workflow';
 
 import { DEFAULT_CONCURRENCY } from '../../../nodes/InvoicingAssets/actions/common.descriptions';
-import { summarizeInvoice, type Invoice } from '../../../nodes/InvoicingAssets/transport/contract';
+import { type Invoice } from '../../../nodes/InvoicingAssets/transport/contract';
+import { summarizeInvoice } from '../../../nodes/InvoicingAssets/actions/simplify';
 import {
 	expectNoSecrets,
 	items,

@@ -1,4 +1,5 @@
-import { summarizeAsset, type Asset } from '../../../nodes/InvoicingAssets/transport/contract';
+import { type Asset } from '../../../nodes/InvoicingAssets/transport/contract';
+import { summarizeAsset } from '../../../nodes/InvoicingAssets/actions/simplify';
 import {
 	expectNoSecrets,
 	jsonOf,

@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { REDACTED } from '../../../nodes/InvoicingAssets/transport/contract';
+import { REDACTED } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
 import {
 	expectNoSecrets,
 	jsonOf,

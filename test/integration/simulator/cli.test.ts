@@ -10,9 +10,9 @@ import { Agent } from 'undici';
 import {
 	GRANT_PATH,
 	paths,
-	readAccessToken,
 	tokenRequestForm,
 } from '../../../nodes/InvoicingAssets/transport/contract';
+import { readAccessToken } from '../../../nodes/InvoicingAssets/transport/responses';
 import { call } from './helpers';
 
 /**

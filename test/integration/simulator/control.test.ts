@@ -1,7 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals */
 import { request, type Agent } from 'undici';
 
-import { paths, withDeliveryKey } from '../../../nodes/InvoicingAssets/transport/contract';
+import { paths } from '../../../nodes/InvoicingAssets/transport/contract';
+import { withDeliveryKey } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
 import { startSimulator, type Simulator } from '../../simulator';
 import { ControlApiError, SimulatorControlClient } from '../../simulator/control-client';
 import { expectNoSecret } from '../../harness/secrets';

@@ -9,11 +9,11 @@ import type { Agent } from 'undici';
 import {
 	DELIVERY_KEY_PARAMETER,
 	TIMESTAMP_PATTERN,
-	isServiceEvent,
 	paths,
-	withDeliveryKey,
 	type SubscriptionRequest,
 } from '../../../nodes/InvoicingAssets/transport/contract';
+import { isServiceEvent } from '../../../nodes/InvoicingAssets/transport/responses';
+import { withDeliveryKey } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
 import { startSimulator, type Simulator } from '../../simulator';
 import { createCertificateAuthority } from '../../simulator/tls';
 import { expectNoSecret } from '../../harness/secrets';

@@ -1,12 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals */
 import type { Agent } from 'undici';
 
+import { paths, tokenRequestForm } from '../../../nodes/InvoicingAssets/transport/contract';
 import {
-	paths,
 	readIdentityError,
 	readRetryAfterMs,
-	tokenRequestForm,
-} from '../../../nodes/InvoicingAssets/transport/contract';
+} from '../../../nodes/InvoicingAssets/transport/responses';
 import { startSimulator, type Simulator } from '../../simulator';
 import { expectNoSecret } from '../../harness/secrets';
 import { call, createAgent, fetchToken, requestToken } from './helpers';

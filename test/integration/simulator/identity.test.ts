@@ -5,10 +5,12 @@ import {
 	EXPIRED_KEY_ERROR,
 	INVALID_SCOPE_ERROR,
 	paths,
-	readAccessToken,
-	readIdentityError,
 	tokenRequestForm,
 } from '../../../nodes/InvoicingAssets/transport/contract';
+import {
+	readAccessToken,
+	readIdentityError,
+} from '../../../nodes/InvoicingAssets/transport/responses';
 import { startSimulator, type ClientRecord, type Simulator } from '../../simulator';
 import { expectNoSecret } from '../../harness/secrets';
 import { call, createAgent, fetchToken, requestToken } from './helpers';

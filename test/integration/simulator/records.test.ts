@@ -6,10 +6,10 @@ import {
 	MAX_PAGE_SIZE,
 	TIMESTAMP_PATTERN,
 	paths,
-	readPage,
 	type Asset,
 	type Invoice,
 } from '../../../nodes/InvoicingAssets/transport/contract';
+import { readPage } from '../../../nodes/InvoicingAssets/transport/responses';
 import {
 	ASSET_FIELDS,
 	DEFAULT_PAGE_SIZE,

@@ -2,11 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Agent } from 'undici';
 
-import {
-	paths,
-	tokenRequestForm,
-	withDeliveryKey,
-} from '../../../nodes/InvoicingAssets/transport/contract';
+import { paths, tokenRequestForm } from '../../../nodes/InvoicingAssets/transport/contract';
+import { withDeliveryKey } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
 import { startSimulator, type Simulator } from '../../simulator';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import {

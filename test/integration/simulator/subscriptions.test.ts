@@ -4,12 +4,14 @@ import {
 	EVENT_TYPES,
 	TIMESTAMP_PATTERN,
 	paths,
+	SUBSCRIPTION_NOT_FOUND_ERROR,
+} from '../../../nodes/InvoicingAssets/transport/contract';
+import {
 	readCreatedSubscriptionId,
 	readServiceError,
 	readSubscriptionListPage,
-	SUBSCRIPTION_NOT_FOUND_ERROR,
-	withDeliveryKey,
-} from '../../../nodes/InvoicingAssets/transport/contract';
+} from '../../../nodes/InvoicingAssets/transport/responses';
+import { withDeliveryKey } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
 import { startSimulator, type Simulator } from '../../simulator';
 import { expectNoSecret } from '../../harness/secrets';
 import { call, createAgent, fetchToken, UUID_PATTERN } from './helpers';

@@ -1,14 +1,14 @@
 /**
- * The package's contract module held against the contract document
- * (docs/service-contract.openapi.yaml): every path, query name, page limit, status and error code
- * the package uses exists there with the same meaning. The simulator is held against the same
+ * The package's contract (transport/contract.ts, and the readers of transport/responses.ts that
+ * read by it) held against the contract document (docs/service-contract.openapi.yaml): every
+ * path, query name, page limit, status and error code the package uses exists there with the
+ * same meaning. The simulator is held against the same
  * document on its own side (test/simulator/contract-check.ts), so the two never agree by
  * sharing a file.
  */
 import {
 	ASSET_ID_PATTERN,
 	ASSET_STATUSES,
-	ASSET_SUMMARY_FIELDS,
 	DELIVERY_KEY_PARAMETER,
 	EVENT_TYPES,
 	EXPIRED_KEY_ERROR,
@@ -17,7 +17,6 @@ import {
 	INVALID_SCOPE_ERROR,
 	INVOICE_NUMBER_PATTERN,
 	INVOICE_STATUSES,
-	INVOICE_SUMMARY_FIELDS,
 	MAX_PAGE_SIZE,
 	REJECTED_CLIENT_ERRORS,
 	RETRYABLE_STATUSES,
@@ -27,13 +26,8 @@ import {
 	TIMESTAMP_PATTERN,
 	TRANSIENT_SERVER_STATUSES,
 	UNPROCESSED_STATUSES,
-	isServiceEvent,
 	pageQuery,
 	paths,
-	readCreatedSubscriptionId,
-	readIdentityError,
-	readPage,
-	readServiceError,
 	tokenRequestForm,
 	type AssetFilters,
 	type InvoiceFilters,
@@ -41,6 +35,17 @@ import {
 	type ServiceEvent,
 	type SubscriptionRequest,
 } from '../../../nodes/InvoicingAssets/transport/contract';
+import {
+	isServiceEvent,
+	readCreatedSubscriptionId,
+	readIdentityError,
+	readPage,
+	readServiceError,
+} from '../../../nodes/InvoicingAssets/transport/responses';
+import {
+	ASSET_SUMMARY_FIELDS,
+	INVOICE_SUMMARY_FIELDS,
+} from '../../../nodes/InvoicingAssets/actions/simplify';
 import {
 	componentSchema,
 	contractDocument,

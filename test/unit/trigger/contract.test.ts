@@ -2,12 +2,12 @@ import type { INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { ALL_EVENTS, selectedEventTypes } from '../../../nodes/InvoicingAssets/shared/events';
+import { SUBSCRIPTION_NOT_FOUND_ERROR } from '../../../nodes/InvoicingAssets/transport/contract';
 import {
 	isServiceEvent,
 	readCreatedSubscriptionId,
 	readSubscriptionListPage,
-	SUBSCRIPTION_NOT_FOUND_ERROR,
-} from '../../../nodes/InvoicingAssets/transport/contract';
+} from '../../../nodes/InvoicingAssets/transport/responses';
 import { saysSubscriptionNotFound } from '../../../nodes/InvoicingAssets/trigger/lifecycle';
 
 /** The subscription and event parts of the contract, as the trigger reads them. */

@@ -2,16 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from
 import { NodeApiError } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
-import { createLimiter } from '../../transport/concurrency';
-import {
-	billedAssetIds,
-	paths,
-	RECORD_NOT_FOUND_STATUS,
-	summarizeAsset,
-	summarizeInvoice,
-	type Asset,
-	type Invoice,
-} from '../../transport/contract';
+import { createLimiter } from '../concurrency';
+import { paths, RECORD_NOT_FOUND_STATUS, type Asset, type Invoice } from '../../transport/contract';
+import { billedAssetIds } from '../../transport/responses';
+import { summarizeAsset, summarizeInvoice } from '../simplify';
 import { concurrencyOption, recordOptions, simplifyOption } from '../common.descriptions';
 import { readConcurrency } from '../validation';
 

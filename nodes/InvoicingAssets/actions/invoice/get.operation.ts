@@ -2,12 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
-import {
-	INVOICE_NUMBER_PATTERN,
-	paths,
-	summarizeInvoice,
-	type Invoice,
-} from '../../transport/contract';
+import { INVOICE_NUMBER_PATTERN, paths, type Invoice } from '../../transport/contract';
+import { summarizeInvoice } from '../simplify';
 import { recordLocator } from '../common.descriptions';
 import { requireIdentifier } from '../validation';
 import { billedAssetsOfRun, invoiceOptions } from './billedAssets';

@@ -5,10 +5,10 @@ import type { ServiceClient } from '../../transport';
 import {
 	INVOICE_STATUSES,
 	paths,
-	summarizeInvoice,
 	type Invoice,
 	type InvoiceFilters,
 } from '../../transport/contract';
+import { summarizeInvoice } from '../simplify';
 import {
 	limitProperty,
 	returnAllProperty,

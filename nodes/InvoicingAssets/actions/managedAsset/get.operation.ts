@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
-import { ASSET_ID_PATTERN, paths, summarizeAsset, type Asset } from '../../transport/contract';
+import { ASSET_ID_PATTERN, paths, type Asset } from '../../transport/contract';
+import { summarizeAsset } from '../simplify';
 import { recordLocator, recordOptions } from '../common.descriptions';
 import { requireIdentifier } from '../validation';
 

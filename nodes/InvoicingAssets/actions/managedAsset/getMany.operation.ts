@@ -2,13 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
-import {
-	ASSET_STATUSES,
-	paths,
-	summarizeAsset,
-	type Asset,
-	type AssetFilters,
-} from '../../transport/contract';
+import { ASSET_STATUSES, paths, type Asset, type AssetFilters } from '../../transport/contract';
+import { summarizeAsset } from '../simplify';
 import {
 	recordOptions,
 	limitProperty,

@@ -2,14 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
-import {
-	EVENT_TYPES,
-	paths,
-	readCreatedSubscriptionId,
-	redactDeliveryKey,
-	withDeliveryKey,
-	type SubscriptionRequest,
-} from '../../transport/contract';
+import { EVENT_TYPES, paths, type SubscriptionRequest } from '../../transport/contract';
+import { readCreatedSubscriptionId } from '../../transport/responses';
+import { redactDeliveryKey, withDeliveryKey } from '../../transport/notificationUrl';
 import {
 	ALL_EVENTS,
 	CHOOSE_EVENT_TYPES,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
-import { redactDeliveryKey } from '../../transport/contract';
+import { redactDeliveryKey } from '../../transport/notificationUrl';
 import { limitProperty, returnAllProperty } from '../common.descriptions';
 import { readLimit } from '../validation';
 

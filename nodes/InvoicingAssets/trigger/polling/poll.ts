@@ -7,13 +7,13 @@ import {
 	MAX_PAGE_SIZE,
 	pageQuery,
 	paths,
-	readPage,
 	toServiceTimestamp,
 	type Asset,
 	type AssetFilters,
 	type Invoice,
 	type InvoiceFilters,
 } from '../../transport/contract';
+import { readPage } from '../../transport/responses';
 import { ALL_EVENTS, CHOOSE_EVENT_TYPES } from '../../shared/events';
 import {
 	baselineWindow,

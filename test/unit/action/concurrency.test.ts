@@ -2,7 +2,7 @@
 import {
 	createLimiter,
 	mapWithConcurrency,
-} from '../../../nodes/InvoicingAssets/transport/concurrency';
+} from '../../../nodes/InvoicingAssets/actions/concurrency';
 
 const pause = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,0 +1,183 @@
+/**
+ * Reads what the service sends, by the shapes of contract.ts: its answers (token, pages,
+ * created subscription, subscription list, errors, Retry-After) and the bodies of its webhook
+ * deliveries. Each reader is tolerant where the contract says so, and answers undefined (never a
+ * guess) for what it cannot read.
+ */
+import {
+	FIRST_PAGE,
+	LIST_RECORD_KEYS,
+	SUBSCRIPTION_ID_PATTERN,
+	type IdentityError,
+	type Invoice,
+	type Page,
+	type ServiceError,
+	type ServiceEvent,
+	type Subscription,
+} from './contract';
+
+/* ------------------------------------------------------------------ identity service */
+
+/** spec: the token is in `accessToken`. assumed: tolerate `access_token`. */
+export function readAccessToken(body: unknown): string | undefined {
+	const parsed = parseJsonIfText(body);
+	if (!isObject(parsed)) return undefined;
+	const token = parsed.accessToken ?? parsed.access_token;
+	return typeof token === 'string' && token.length > 0 ? token : undefined;
+}
+
+export function readIdentityError(body: unknown): IdentityError | undefined {
+	const parsed = parseJsonIfText(body);
+	if (!isObject(parsed) || typeof parsed.error !== 'string') return undefined;
+	return {
+		error: parsed.error,
+		error_description:
+			typeof parsed.error_description === 'string' ? parsed.error_description : null,
+	};
+}
+
+/* ------------------------------------------------------------------------ records */
+
+/** The assets an invoice bills: the lines' asset IDs, once each, without the lines that bill none. */
+export function billedAssetIds(invoice: Invoice): string[] {
+	const lines: unknown[] = Array.isArray(invoice.lines) ? invoice.lines : [];
+	const ids = lines.map((line) => (isObject(line) ? line.assetId : undefined));
+	return [...new Set(ids.filter((id): id is string => typeof id === 'string' && id !== ''))];
+}
+
+/** The identity of a list record: its key field, else the whole record. */
+export function listRecordKey(path: string, record: unknown): string {
+	const field = LIST_RECORD_KEYS[path];
+	const value = field !== undefined && isObject(record) ? record[field] : undefined;
+	return typeof value === 'string' && value !== '' ? value : JSON.stringify(record);
+}
+
+export function readPage<T>(body: unknown): Page<T> | undefined {
+	const parsed = parseJsonIfText(body);
+	if (!isObject(parsed) || !Array.isArray(parsed.items)) return undefined;
+	return parsed as unknown as Page<T>;
+}
+
+/* ------------------------------------------------------------------ subscriptions */
+
+/**
+ * spec: create answers 201 and its body is the GUID. assumed: as a JSON string, bare text or
+ * `{ id }`. Anything that is not GUID-shaped is not taken as the ID (undefined).
+ */
+export function readCreatedSubscriptionId(body: unknown): string | undefined {
+	if (typeof body === 'string') {
+		const text = body.trim();
+		if (text.startsWith('"') || text.startsWith('{')) {
+			const parsed = parseJsonIfText(text);
+			return parsed === text ? undefined : readCreatedSubscriptionId(parsed);
+		}
+		return isSubscriptionId(text) ? text : undefined;
+	}
+	if (isObject(body) && isSubscriptionId(body.id)) return body.id;
+	return undefined;
+}
+
+/** spec: a subscription ID is a GUID. */
+export function isSubscriptionId(value: unknown): value is string {
+	return typeof value === 'string' && new RegExp(`^${SUBSCRIPTION_ID_PATTERN}$`).test(value);
+}
+
+/** One answer of the list call, as the trigger reads it. */
+export interface SubscriptionListPage {
+	subscriptions: Subscription[];
+	/** The page to ask for next; undefined when this answer holds the rest of the list. */
+	next?: { page: number; pageSize: number };
+}
+
+/**
+ * assumed: the list call answers a bare array of every subscription of the API key. Should it
+ * answer the page envelope instead, the next page is asked for (`page` + 1, with the `pageSize`
+ * it reported, else the number of items it gave) until a short or empty page, or `totalItems`.
+ * undefined when the answer is neither shape, or an entry has no string `id`: an unreadable list
+ * must never be taken for an empty one. `requestedPage` is the page asked for (FIRST_PAGE at first).
+ */
+export function readSubscriptionListPage(
+	body: unknown,
+	requestedPage = FIRST_PAGE,
+): SubscriptionListPage | undefined {
+	const parsed = parseJsonIfText(body);
+	const entries = Array.isArray(parsed) ? parsed : readPage<unknown>(parsed)?.items;
+	if (!entries?.every((entry) => isObject(entry) && isNonEmptyString(entry.id))) return undefined;
+	const subscriptions = entries as Subscription[];
+	if (Array.isArray(parsed) || subscriptions.length === 0) return { subscriptions };
+
+	const envelope = parsed as Record<string, unknown>;
+	const page =
+		isWholeNumber(envelope.page) && envelope.page >= FIRST_PAGE ? envelope.page : requestedPage;
+	const pageSize =
+		isWholeNumber(envelope.pageSize) && envelope.pageSize > 0
+			? envelope.pageSize
+			: subscriptions.length;
+	const total = isWholeNumber(envelope.totalItems) ? envelope.totalItems : undefined;
+	const readSoFar = (page - FIRST_PAGE) * pageSize + subscriptions.length;
+	const isLast = subscriptions.length < pageSize || (total !== undefined && readSoFar >= total);
+	return isLast ? { subscriptions } : { subscriptions, next: { page: page + 1, pageSize } };
+}
+
+/* ------------------------------------------------------------------------- events */
+
+/**
+ * An event needs a non-empty eventId and eventType; occurredAt, subscriptionId and data may be
+ * null or absent, and are otherwise of their contract type.
+ */
+export function isServiceEvent(body: unknown): body is ServiceEvent {
+	const empty = (value: unknown) => value === null || value === undefined;
+	return (
+		isObject(body) &&
+		isNonEmptyString(body.eventId) &&
+		isNonEmptyString(body.eventType) &&
+		(empty(body.occurredAt) || typeof body.occurredAt === 'string') &&
+		(empty(body.subscriptionId) || typeof body.subscriptionId === 'string') &&
+		(empty(body.data) || isObject(body.data))
+	);
+}
+
+/* ------------------------------------------------------------------------- errors */
+
+export function readServiceError(body: unknown): ServiceError {
+	const parsed = parseJsonIfText(body);
+	if (!isObject(parsed)) return { code: null, message: null };
+	const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
+	return {
+		code: text(parsed.code) ?? text(parsed.error) ?? text(parsed.title),
+		message: text(parsed.message) ?? text(parsed.error_description) ?? text(parsed.detail),
+	};
+}
+
+/** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
+export function readRetryAfterMs(header: unknown, now = Date.now()): number | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (typeof value === 'number') return Math.max(0, value * 1000);
+	if (typeof value !== 'string' || value.trim() === '') return undefined;
+	if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Number(value) * 1000);
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/* ------------------------------------------------------------------------ helpers */
+
+function isNonEmptyString(value: unknown): value is string {
+	return typeof value === 'string' && value.length > 0;
+}
+
+function isWholeNumber(value: unknown): value is number {
+	return Number.isInteger(value) && (value as number) >= 0;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseJsonIfText(body: unknown): unknown {
+	if (typeof body !== 'string') return body;
+	try {
+		return JSON.parse(body);
+	} catch {
+		return body;
+	}
+}
