@@ -1,6 +1,7 @@
 import type { IConnections, INode } from 'n8n-workflow';
 
 import { PACKAGE_NAME } from '../n8n/package';
+import { EVERY_MINUTE, type PollTimes } from '../n8n/polling';
 
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.invoicingAssetsTrigger`;
 export const ACTION_TYPE = `${PACKAGE_NAME}.invoicingAssets`;
@@ -155,10 +156,14 @@ export function fourNodeInvoiceAssetsWorkflow(
 export const POLLING_TRIGGER_TYPE = `${PACKAGE_NAME}.invoicingAssetsPollingTrigger`;
 export const POLLING_NODE_NAME = 'Invoice Changes';
 
-/** The Polling Trigger on n8n's shortest Poll Times (every minute) → No Operation. */
+/**
+ * The Polling Trigger → No Operation, on Every Minute unless `pollTimes` say otherwise (tests poll
+ * in seconds: `pollEvery` of test/n8n/polling.ts).
+ */
 export function pollingWorkflow(
 	credential: { id: string; name: string },
 	events: string[] = ['invoice.issued', 'invoice.paid'],
+	pollTimes: PollTimes = EVERY_MINUTE,
 ): WorkflowJson {
 	return {
 		name: `Polling ${events.join(', ')} ${Date.now()}`,
@@ -170,7 +175,7 @@ export function pollingWorkflow(
 				type: POLLING_TRIGGER_TYPE,
 				typeVersion: 1,
 				position: [0, 0],
-				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events },
+				parameters: { pollTimes: structuredClone(pollTimes), events },
 				credentials: { [CREDENTIAL_TYPE]: credential },
 			},
 			{

@@ -1,0 +1,152 @@
+/**
+ * Polling Trigger workflows in a real n8n: Poll Times in seconds, the polls as the simulator sees
+ * them, and waiting for a poll's outcome rather than for its request.
+ *
+ * n8n refuses a cron that fires more than once a minute ("The polling interval is too short",
+ * `isSubMinuteCron`), but it schedules each Poll Times entry on its own. So one custom entry per
+ * multiple of a period (`0 * * * * *`, `10 * * * * *`, …) polls every `period` seconds: seen on
+ * n8n 2.41.1, in the legacy engine and on the durable scheduler (a poll every 10 s for 75 s).
+ *
+ * n8n's legacy engine does not stop two polls of one trigger from overlapping: choose a period
+ * above the slowest poll the test causes (faults, retries and many pages included).
+ */
+import type { RequestLogEntry, Simulator } from '../simulator';
+import type { WorkflowJson } from '../e2e/workflows';
+import {
+	getExecution,
+	hasEnded,
+	listExecutions,
+	nodeOutput,
+	waitFor,
+	type Execution,
+} from './executions';
+import type { N8nInstance } from './instance';
+
+// A type, not an interface: n8n's parameter types accept it then.
+export type PollTimes = {
+	item: Array<{ mode: 'everyMinute' } | { mode: 'custom'; cronExpression: string }>;
+};
+
+/** What users choose most: n8n's "Every Minute" (at a second of the minute n8n draws). */
+export const EVERY_MINUTE: PollTimes = { item: [{ mode: 'everyMinute' }] };
+
+/** A poll every `seconds` s, at the seconds of the minute that are multiples of it. */
+export function pollEvery(seconds: number): PollTimes {
+	if (!Number.isInteger(seconds) || seconds < 1 || seconds >= 60 || 60 % seconds !== 0) {
+		throw new Error(`pollEvery(${seconds}): the period must divide a minute (5, 10, 15, 20, 30)`);
+	}
+	return {
+		item: Array.from({ length: 60 / seconds }, (_, index) => ({
+			mode: 'custom' as const,
+			cronExpression: `${index * seconds} * * * * *`,
+		})),
+	};
+}
+
+/** `workflow` with `pollTimes` on every node that has Poll Times (e.g. a docs/examples workflow). */
+export function withPollTimes<T extends Pick<WorkflowJson, 'nodes'>>(
+	workflow: T,
+	pollTimes: PollTimes,
+): T {
+	return {
+		...workflow,
+		nodes: workflow.nodes.map((node) =>
+			node.parameters?.pollTimes === undefined
+				? node
+				: { ...node, parameters: { ...node.parameters, pollTimes: structuredClone(pollTimes) } },
+		),
+	};
+}
+
+/**
+ * The polls the simulator saw: a poll reads each list page by page, so its first-page request
+ * (with `updatedFrom`) of one list stands for the whole poll. Requests a fault failed are left out.
+ */
+export function pollRequests(
+	sim: Simulator,
+	options: { route?: 'invoices.list' | 'assets.list'; clientId?: string } = {},
+): RequestLogEntry[] {
+	return sim.log
+		.entries({ route: options.route ?? 'invoices.list', clientId: options.clientId })
+		.filter(
+			(entry) =>
+				entry.query.page === '1' && entry.query.updatedFrom !== undefined && entry.status === 200,
+		);
+}
+
+/** The workflow's executions n8n is running now (the public API lists them only when asked). */
+export async function runningExecutions(
+	n8n: N8nInstance,
+	workflowId: string,
+): Promise<Execution[]> {
+	const answer = await n8n.api<{ data: Execution[] }>(
+		'GET',
+		`/executions?workflowId=${workflowId}&status=running&limit=250`,
+	);
+	if (answer.status !== 200) throw new Error(`executions: ${answer.status} ${answer.text}`);
+	return answer.body.data;
+}
+
+/**
+ * Waits until an execution whose `triggerNode` output holds an item with `eventId` has ended and
+ * none of the workflow's executions is still going; returns all of them, with their data.
+ */
+export async function waitForPolledEvent(
+	n8n: N8nInstance,
+	workflowId: string,
+	triggerNode: string,
+	eventId: string,
+	timeoutMs = 120_000,
+): Promise<Execution[]> {
+	const read = new Map<string, Execution>();
+	return await waitFor(
+		`an ended execution with event ${eventId}`,
+		async () => {
+			const listed = await listExecutions(n8n, workflowId);
+			if (!listed.every(hasEnded) || (await runningExecutions(n8n, workflowId)).length > 0) {
+				return undefined;
+			}
+			for (const entry of listed) {
+				if (!read.has(entry.id)) read.set(entry.id, await getExecution(n8n, entry.id));
+			}
+			const executions = [...read.values()];
+			const found = executions.some((execution) =>
+				nodeOutput(execution, triggerNode).some((item) => item.json.eventId === eventId),
+			);
+			return found ? executions : undefined;
+		},
+		timeoutMs,
+		500,
+	);
+}
+
+/**
+ * Lets one more poll run to its end, for a check that it reported nothing again. A poll that finds
+ * nothing leaves no execution, so its request alone says nothing of what it emitted: after the
+ * next poll's request, `change()` makes one new change at the service (and returns its eventId),
+ * and this waits until the execution reporting it has ended and none is running. Polls of one
+ * trigger come one after the other, so whatever the earlier poll emitted has ended by then.
+ * Returns every execution of the workflow, with data.
+ */
+export async function afterOneMorePoll(
+	n8n: N8nInstance,
+	options: {
+		workflowId: string;
+		triggerNode: string;
+		polls: () => number;
+		change: () => string;
+		timeoutMs?: number;
+	},
+): Promise<Execution[]> {
+	const timeoutMs = options.timeoutMs ?? 120_000;
+	const before = options.polls();
+	await waitFor('one more poll', () => options.polls() > before, timeoutMs, 250);
+	const sentinel = options.change();
+	return await waitForPolledEvent(
+		n8n,
+		options.workflowId,
+		options.triggerNode,
+		sentinel,
+		timeoutMs,
+	);
+}
