@@ -53,6 +53,11 @@ export class SimulatorControlClient {
 		});
 	}
 
+	/** Deletes an API key as in the identity portal; returns the subscriptions that ended with it. */
+	deleteClient(clientId: string): Promise<{ endedSubscriptions: Subscription[] }> {
+		return this.call('DELETE', `/control/clients/${encodeURIComponent(clientId)}`);
+	}
+
 	clock(): Promise<ClockState> {
 		return this.call('GET', '/control/clock');
 	}

@@ -6,6 +6,7 @@
  *   GET    /control/state                     urls, CA file, counts, default client, options
  *   POST   /control/clients                   ClientRegistrationJson -> 201 ClientRecordJson
  *   POST   /control/clients/:id/secret        { clientSecret? } -> ClientRecordJson
+ *   DELETE /control/clients/:id               the key deleted in the portal -> { endedSubscriptions }
  *   GET    /control/clock                     { now, offsetMs }
  *   POST   /control/clock/advance             { seconds } -> { now, offsetMs }
  *   GET    /control/faults                    ActiveFault[]
@@ -101,6 +102,9 @@ async function handleControl(sim: Simulator, req: IncomingMessage): Promise<SimR
 			return ok(
 				clientJson(sim.updateClientSecret(id, optionalString(body.clientSecret, 'clientSecret'))),
 			);
+
+		case 'DELETE clients/:id':
+			return ok({ endedSubscriptions: sim.deleteClient(id) });
 
 		case 'GET clock':
 			return ok(clockOf(sim));

@@ -9,6 +9,9 @@
  * - A 2xx answer is success. Anything else, a network error or a timeout is retried after each
  *   wait of `retrySchedule` (real time), then given up. A subscription deleted meanwhile ends its
  *   retries. Order between events is not guaranteed.
+ * - An event goes to the subscriptions that exist when it occurs, and only while their API key
+ *   lives: a subscription whose key was deleted or has expired receives nothing more, retries
+ *   included.
  * - With `duplicate`, each delivery is made a second time, with the same body, once the first
  *   has completed.
  * - The attempts log keeps the URL with the apiKey value redacted and scrubs it from errors.
@@ -56,6 +59,8 @@ export class DeliveryEngine {
 		trustedCaPems: string[],
 		options: Partial<DeliveryOptions> = {},
 		private readonly contract?: ContractMonitor,
+		/** Whether the subscription's API key still lives (exists and has not expired). */
+		private readonly keyLives: (subscriptionId: string) => boolean = () => true,
 	) {
 		this.currentOptions = { ...DEFAULT_DELIVERY_OPTIONS };
 		this.setOptions(options);
@@ -136,7 +141,8 @@ export class DeliveryEngine {
 		const options = this.options;
 		const targets = this.subscriptions
 			.list()
-			.filter((sub) => sub.eventTypes === null || sub.eventTypes.includes(eventType));
+			.filter((sub) => sub.eventTypes === null || sub.eventTypes.includes(eventType))
+			.filter((sub) => this.keyLives(sub.id));
 		const deliveries = targets.map((subscription) => {
 			const event: SimulatedEvent = {
 				eventId,
@@ -244,8 +250,16 @@ export class DeliveryEngine {
 			return outcome('refused', 0);
 		}
 		for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-			if (this.closed || !this.subscriptions.has(event.subscriptionId)) {
-				lastError = this.closed ? 'Simulator closed.' : 'Subscription deleted.';
+			if (
+				this.closed ||
+				!this.subscriptions.has(event.subscriptionId) ||
+				!this.keyLives(event.subscriptionId)
+			) {
+				lastError = this.closed
+					? 'Simulator closed.'
+					: this.subscriptions.has(event.subscriptionId)
+						? 'The subscription’s API key expired.'
+						: 'Subscription deleted.';
 				record(attempt, 'cancelled', 0);
 				return outcome('cancelled', attempt - 1);
 			}

@@ -8,6 +8,8 @@
  *   expiry in the past or more than 12 calendar months ahead.
  * - Tokens are opaque random strings, valid 60 simulated minutes and only while their key has not
  *   expired. Rotating a secret leaves issued tokens valid; the old secret stops working at once.
+ * - A key deleted in the portal is gone: its client ID is unknown to the token endpoint and its
+ *   tokens are refused at once (`key_deleted`).
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
@@ -124,6 +126,17 @@ export class ClientRegistry {
 		return this.clients.get(clientId);
 	}
 
+	/** Deletes the key, as its owner does in the identity portal; false when there is none. */
+	delete(clientId: string): boolean {
+		return this.clients.delete(clientId);
+	}
+
+	/** Whether the key exists and has not expired: only then do its tokens and subscriptions work. */
+	isLive(clientId: string, nowMs: number): boolean {
+		const client = this.clients.get(clientId);
+		return client !== undefined && !this.isKeyExpired(client, nowMs);
+	}
+
 	authenticate(clientId: string, clientSecret: string): ClientCheck {
 		const client = this.clients.get(clientId);
 		if (!client) return { ok: false, reason: 'unknown_client' };
@@ -148,7 +161,12 @@ export type TokenCheck =
 	| { ok: true; clientId: string; environment: Environment }
 	| {
 			ok: false;
-			reason: 'unknown_token' | 'expired_token' | 'key_expired' | 'wrong_environment';
+			reason:
+				| 'unknown_token'
+				| 'expired_token'
+				| 'key_deleted'
+				| 'key_expired'
+				| 'wrong_environment';
 			clientId: string | null;
 			message: string;
 	  };
@@ -203,7 +221,16 @@ export class TokenStore {
 			};
 		}
 		const client = this.clients.get(record.clientId);
-		if (client && this.clients.isKeyExpired(client, nowMs)) {
+		if (!client) {
+			return {
+				ok: false,
+				reason: 'key_deleted',
+				clientId: record.clientId,
+				message:
+					'The API key of this access token was deleted. Use another API key of the identity portal.',
+			};
+		}
+		if (this.clients.isKeyExpired(client, nowMs)) {
 			return {
 				ok: false,
 				reason: 'key_expired',

@@ -29,7 +29,13 @@ import {
 	tmpdir,
 } from '../tools/node-apis';
 
-import { billedAssetIds, TOKEN_PATH, type Asset, type Invoice } from './contract';
+import {
+	billedAssetIds,
+	TOKEN_PATH,
+	type Asset,
+	type Invoice,
+	type Subscription,
+} from './contract';
 import { SimulatorClock } from './clock';
 import { createControlHandler } from './control';
 import {
@@ -156,6 +162,12 @@ export interface Simulator {
 	registerClient(registration: ClientRegistration): ClientRecord;
 	/** Rotates the client's secret (random unless given); returns the record with the new secret. */
 	updateClientSecret(clientId: string, newSecret?: string): ClientRecord;
+	/**
+	 * Deletes an API key, as its owner does in the identity portal: its tokens are refused from
+	 * now on, and its subscriptions end with it (no more deliveries, retries included). Returns
+	 * the subscriptions that ended.
+	 */
+	deleteClient(clientId: string): Subscription[];
 	data: SimulatorData;
 	seed(options?: { invoices?: number; assets?: number; seed?: number | string }): {
 		invoices: number;
@@ -276,6 +288,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		[readFileSync(ca.certPath, 'utf8'), ...(options.trustedCaPems ?? [])],
 		options.delivery,
 		contract,
+		(subscriptionId) => {
+			const owner = subscriptions.ownerOf(subscriptionId);
+			return owner !== undefined && clients.isLive(owner, clock.nowMs());
+		},
 	);
 	const urls = { service: '' };
 	const listing: { pageSize?: number; deviation?: ListPagingDeviation; commitDelayMs?: number } =
@@ -386,6 +402,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		},
 		registerClient: (registration) => clients.register(registration),
 		updateClientSecret: (clientId, newSecret) => clients.rotateSecret(clientId, newSecret),
+		deleteClient: (clientId) => {
+			if (!clients.delete(clientId)) throw new Error(`Client ID '${clientId}' is not registered.`);
+			return subscriptions.deleteAllOf(clientId);
+		},
 		data: {
 			invoices: () => data.invoices,
 			assets: () => data.assets,
@@ -398,21 +418,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		issueInvoice: (input, issueOptions = {}) => {
 			const invoice = data.issue(clock.now(), input);
 			if (issueOptions.deviation) data.markDeviation(invoice, issueOptions.deviation);
-			const event = deliveries.emit(
-				'invoice.issued',
-				{
-					invoiceNumber: invoice.invoiceNumber,
-					customerNumber: invoice.customerNumber,
-					status: invoice.status,
-					issueDate: invoice.issueDate,
-					currency: invoice.currency,
-					totalAmount: invoice.totalAmount,
-					assetIds: billedAssetIds(invoice),
-				},
-				issueOptions,
-			);
+			const event = deliveries.emit('invoice.issued', invoiceEventData(invoice), issueOptions);
 			return { invoice, event };
-			return { invoice, event: deliveries.emit('invoice.issued', invoiceEventData(invoice)) };
 		},
 		payInvoice: (invoiceNumber) => {
 			const invoice = data.payInvoice(invoiceNumber, clock.now());

@@ -10,6 +10,8 @@
  * - The notification URL is kept exactly as sent (its apiKey argument included) and must be an
  *   absolute https URL of at most 2,048 characters. The same URL may be subscribed twice.
  * - The list is in creation order.
+ * - A subscription lives as long as its key: deleting the key in the portal deletes the key's
+ *   subscriptions, and one whose key has expired receives no more deliveries (deliveries.ts).
  */
 import { randomUUID } from 'node:crypto';
 
@@ -83,6 +85,13 @@ export class SubscriptionStore {
 
 	has(id: string): boolean {
 		return this.items.has(id);
+	}
+
+	/** Deletes every subscription of `owner` (its key was deleted); returns them. */
+	deleteAllOf(owner: string): Subscription[] {
+		const ended = this.list(owner);
+		for (const subscription of ended) this.delete(subscription.id);
+		return ended;
 	}
 
 	/** Deletes a subscription (only one of `owner`'s, when given); false when there is none. */
