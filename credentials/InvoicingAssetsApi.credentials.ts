@@ -30,6 +30,11 @@ import {
 import { readAccessToken, readIdentityError } from '../nodes/InvoicingAssets/transport/responses';
 import { readFailure, type HttpFailure } from '../nodes/InvoicingAssets/transport/errors';
 import { nextRetryDelayMs, TOKEN_RETRY_POLICY } from '../nodes/InvoicingAssets/transport/retry';
+import {
+	bindToken,
+	tokenFingerprint,
+	tokenFor,
+} from '../nodes/InvoicingAssets/transport/tokenBinding';
 
 const TOKEN_REQUEST_TIMEOUT_MS = 30_000;
 
@@ -51,8 +56,16 @@ function requireHttps(url: string, field: string, why: string, example: string) 
 }
 
 /**
- * The renewal that replaced a token, per client: every request refused with that token gets the
- * renewal's result instead of asking for one more. n8n 1.x renews on each refused request itself,
+ * Sent in place of a token when the credential holds none usable for its current fields (the
+ * stored one was obtained for another key or address). The service refuses it with a 401, on
+ * which n8n asks preAuthentication for a token and sends the request again: so the HTTP Request
+ * node with this credential renews too, and the old token never leaves n8n.
+ */
+const NO_USABLE_TOKEN = 'none';
+
+/**
+ * The renewal that replaced a token, per credential fingerprint (see transport/tokenBinding.ts):
+ * every request refused with that token gets the renewal's result instead of asking for one more. n8n 1.x renews on each refused request itself,
  * concurrently and outside the transport's lock (it has no preAuthenticationRetryStatusCode), so
  * without this one expired token would cost as many token requests as requests were in flight.
  * A request that shares a renewal takes its token into the credential object n8n authenticates
@@ -64,9 +77,7 @@ async function shareRenewal(
 	credentials: ICredentialDataDecryptedObject,
 	renew: () => Promise<{ accessToken: string }>,
 ): Promise<{ accessToken?: string }> {
-	const client = [credentials.identityUrl, credentials.clientId, credentials.scope]
-		.map(String)
-		.join(' ');
+	const client = tokenFingerprint(credentials);
 	const replaced = String(credentials.accessToken ?? '');
 	const last = renewals.get(client);
 	if (replaced !== '' && last?.replaced === replaced) {
@@ -183,10 +194,13 @@ export class InvoicingAssetsApi implements ICredentialType {
 	];
 
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
-		return await shareRenewal(
-			credentials,
-			async () => await InvoicingAssetsApi.prototype.requestToken.call(this, credentials),
-		);
+		return await shareRenewal(credentials, async () => {
+			const { accessToken } = await InvoicingAssetsApi.prototype.requestToken.call(
+				this,
+				credentials,
+			);
+			return { accessToken: bindToken(accessToken, credentials) };
+		});
 	}
 
 	async requestToken(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
@@ -327,7 +341,7 @@ export class InvoicingAssetsApi implements ICredentialType {
 		...requestOptions,
 		headers: {
 			...requestOptions.headers,
-			Authorization: `Bearer ${String(credentials.accessToken)}`,
+			Authorization: `Bearer ${tokenFor(credentials) ?? NO_USABLE_TOKEN}`,
 		},
 	});
 

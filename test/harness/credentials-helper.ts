@@ -49,7 +49,11 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		return structuredClone(this.record(id).data);
 	}
 
-	/** Changes fields, as a user editing the credential in n8n would. */
+	/**
+	 * Changes fields as a user saving the credential in n8n's editor does: the fields given change,
+	 * every other one keeps its stored value, the hidden access token included (the editor loads
+	 * it redacted, and n8n's CredentialsService.unredact restores the stored value on save).
+	 */
 	edit(id: string, changes: ICredentialDataDecryptedObject) {
 		const record = this.record(id);
 		record.data = { ...record.data, ...structuredClone(changes) };

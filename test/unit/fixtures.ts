@@ -1,6 +1,7 @@
-import type { INode } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, INode } from 'n8n-workflow';
 
 import type { Invoice } from '../../nodes/InvoicingAssets/transport/contract';
+import { bindToken } from '../../nodes/InvoicingAssets/transport/tokenBinding';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE } from '../harness/node-types';
 
 /** The action node as a workflow holds it, for unit tests that need a node but run none. */
@@ -13,6 +14,12 @@ export const actionNode: INode = {
 	parameters: {},
 	credentials: { [CREDENTIAL_TYPE]: { id: '1', name: 'credential' } },
 };
+
+/** A credential's data with a token obtained for it, for unit tests over a fake n8n context. */
+export function credentialWithToken(): ICredentialDataDecryptedObject {
+	const fields = { baseUrl: 'https://api.example.com', clientId: 'client' };
+	return { ...fields, accessToken: bindToken('t', fields) };
+}
 
 /** An invoice whose lines bill two assets, one of them twice, and a fee that bills none. */
 export const invoice: Invoice = {

@@ -26,6 +26,7 @@ import { listRecordKey, readPage, readSubscriptionListPage } from './responses';
 import { mayHaveActed, readFailure, toNodeApiError, type HttpFailure } from './errors';
 import { nextPage } from './pagination';
 import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, type RetryPolicy } from './retry';
+import { holdsUsableToken, isBoundTo, tokenFingerprint } from './tokenBinding';
 
 export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
 
@@ -66,8 +67,19 @@ export interface ServiceRequest {
  */
 const renewals = new Map<string, Promise<string>>();
 
-function tokenOf(credentials: ICredentialDataDecryptedObject): string {
-	return String(credentials.accessToken ?? '');
+/**
+ * The stored token field when it holds a token obtained for these credential fields, else '': a
+ * token of another key or address counts as none, so n8n renews before the request is sent.
+ */
+function usableToken(credentials: ICredentialDataDecryptedObject): string {
+	return holdsUsableToken(credentials) ? String(credentials.accessToken) : '';
+}
+
+/** The credential's Base URL as requests start with it. */
+function baseUrlOf(credentials: ICredentialDataDecryptedObject): string {
+	return String(credentials.baseUrl ?? '')
+		.trim()
+		.replace(/\/+$/, '');
 }
 
 /** One client per node run: it reads the credential's Base URL once and shares one token. */
@@ -92,9 +104,9 @@ export class ServiceClient {
 	}
 
 	async requestFull(request: ServiceRequest): Promise<IN8nHttpFullResponse> {
-		const options: IHttpRequestOptions = {
+		await this.requireHttpsBaseUrl(request.itemIndex);
+		const options: Omit<IHttpRequestOptions, 'url'> = {
 			method: request.method,
-			url: `${await this.resolveBaseUrl(request.itemIndex)}${request.path}`,
 			qs: request.qs,
 			body: request.body,
 			headers: { Accept: JSON_MEDIA_TYPE },
@@ -108,7 +120,7 @@ export class ServiceClient {
 		let earlierAttemptMayHaveActed = false;
 		for (let attempt = 1; ; attempt++) {
 			try {
-				return await this.sendOnce(options);
+				return await this.sendOnce(request.path, options);
 			} catch (error) {
 				const failure = readFailure(error);
 				// A delete whose earlier answer was lost, and which now finds nothing, has done its job.
@@ -348,7 +360,10 @@ export class ServiceClient {
 		};
 	}
 
-	private async sendOnce(options: IHttpRequestOptions): Promise<IN8nHttpFullResponse> {
+	private async sendOnce(
+		path: string,
+		options: Omit<IHttpRequestOptions, 'url'>,
+	): Promise<IN8nHttpFullResponse> {
 		const { key, decrypted } = await this.sharedCredential();
 		const data = decrypted.data as ICredentialDataDecryptedObject;
 		const send = async (
@@ -358,27 +373,34 @@ export class ServiceClient {
 			// Each request hands n8n its own copy, so that n8n 1.x (which renews a refused token by
 			// itself, ignoring preAuthenticationRetryStatusCode) tells the credential which token was
 			// refused, not one that a concurrent renewal stored meanwhile; a token n8n stored in the
-			// copy is then shared with the run's other requests.
-			const sent = { ...credentialData };
+			// copy is then shared with the run's other requests. A token obtained for other fields
+			// is left out, so n8n asks for one before it sends anything; the request goes to the
+			// Base URL of the fields it is sent with.
+			const sent = { ...credentialData, accessToken: usableToken(credentialData) };
 			try {
 				return (await this.context.helpers.httpRequestWithAuthentication.call(
 					this.context,
 					CREDENTIAL_TYPE,
-					{ ...options },
+					{ ...options, url: `${baseUrlOf(sent)}${path}` },
 					{ credentialsDecrypted: { ...decrypted, data: sent }, ...additional },
 				)) as IN8nHttpFullResponse;
 			} finally {
-				const stored = tokenOf(sent);
-				if (stored !== '' && stored !== tokenOf(credentialData))
+				const stored = usableToken(sent);
+				if (stored !== '' && stored !== usableToken(credentialData))
 					credentialData.accessToken = stored;
 			}
 		};
 
 		const sendRenewingIfRefused = async () => {
 			const inProgress = renewals.get(key);
-			if (inProgress) data.accessToken = await this.waitForRenewal(inProgress);
+			if (inProgress) {
+				const renewed = await this.waitForRenewal(inProgress);
+				// A renewal for other fields (the credential was changed since this run read it) is not
+				// this run's token.
+				if (isBoundTo(renewed, data)) data.accessToken = renewed;
+			}
 			if (this.renewalFailure !== undefined) throw this.renewalFailure;
-			const token = tokenOf(data);
+			const token = usableToken(data);
 			if (token === '') return await this.renewAndSend(key, data, undefined, send);
 			let refused: unknown;
 			try {
@@ -415,8 +437,10 @@ export class ServiceClient {
 	/**
 	 * Renews the token (one renewal per credential at a time) and sends the request with it. The
 	 * stored credential is read first: another run or process may have stored a new token, which
-	 * is then used instead of fetching one more. The renewal works on a copy of the credential, so
-	 * that no other request ever sees it without a token; the new token is shared once it exists.
+	 * is then used instead of fetching one more. When its fields differ from the run's (a new API
+	 * key was saved meanwhile), the run goes on with the credential as stored now, Base URL
+	 * included. The renewal works on a copy of the credential, so that no other request ever sees
+	 * it without a token; the new token is shared once it exists.
 	 */
 	private async renewAndSend(
 		key: string,
@@ -429,10 +453,11 @@ export class ServiceClient {
 	): Promise<IN8nHttpFullResponse> {
 		for (let inProgress = renewals.get(key); inProgress; inProgress = renewals.get(key)) {
 			const token = await this.waitForRenewal(inProgress);
-			if (token !== refusedToken) {
-				data.accessToken = token;
-				return await send(data, {});
-			}
+			if (token === refusedToken) continue;
+			// Renewed for the credential as stored now, not as this run read it: read it below.
+			if (!isBoundTo(token, data)) break;
+			data.accessToken = token;
+			return await send(data, {});
 		}
 		let settle: { resolve: (token: string) => void; reject: (error: unknown) => void } = {
 			resolve: () => {},
@@ -446,13 +471,16 @@ export class ServiceClient {
 			let response: IN8nHttpFullResponse | undefined;
 			let failure: unknown;
 			try {
-				Object.assign(fresh, await this.context.getCredentials(CREDENTIAL_TYPE));
-				if (refusedToken !== undefined && tokenOf(fresh) === refusedToken) fresh.accessToken = '';
+				const stored = await this.context.getCredentials(CREDENTIAL_TYPE);
+				if (tokenFingerprint(stored) !== tokenFingerprint(data)) Object.assign(data, stored);
+				Object.assign(fresh, stored);
+				if (refusedToken !== undefined && fresh.accessToken === refusedToken)
+					fresh.accessToken = '';
 				response = await send(fresh, {});
 			} catch (error) {
 				failure = error;
 			}
-			const token = tokenOf(fresh);
+			const token = usableToken(fresh);
 			if (token !== '' && token !== refusedToken) {
 				data.accessToken = token;
 				settle.resolve(token);
@@ -495,11 +523,8 @@ export class ServiceClient {
 		return await this.credentialData;
 	}
 
-	private async resolveBaseUrl(itemIndex?: number): Promise<string> {
-		const baseUrl = String((await this.credentials()).baseUrl ?? '')
-			.trim()
-			.replace(/\/+$/, '');
-		if (!isHttpsAddress(baseUrl)) {
+	private async requireHttpsBaseUrl(itemIndex?: number): Promise<void> {
+		if (!isHttpsAddress(baseUrlOf(await this.credentials()))) {
 			throw new NodeOperationError(
 				this.context.getNode(),
 				'The credential’s Base URL must start with https://',
@@ -510,7 +535,6 @@ export class ServiceClient {
 				},
 			);
 		}
-		return baseUrl;
 	}
 
 	private toError(

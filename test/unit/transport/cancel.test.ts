@@ -2,7 +2,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { ServiceClient } from '../../../nodes/InvoicingAssets/transport';
-import { actionNode } from '../fixtures';
+import { actionNode, credentialWithToken } from '../fixtures';
 
 const node = actionNode;
 
@@ -11,7 +11,7 @@ function rateLimitedContext(signal: AbortSignal) {
 	let requests = 0;
 	const context = {
 		getNode: () => node,
-		getCredentials: async () => ({ baseUrl: 'https://api.example.com', accessToken: 't' }),
+		getCredentials: async () => credentialWithToken(),
 		getExecutionCancelSignal: () => signal,
 		helpers: {
 			httpRequestWithAuthentication: async () => {

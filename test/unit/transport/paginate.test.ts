@@ -3,7 +3,7 @@ import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
 import { PAGE_CONCURRENCY, ServiceClient } from '../../../nodes/InvoicingAssets/transport';
 import { DEFAULT_RETRY_POLICY } from '../../../nodes/InvoicingAssets/transport/retry';
-import { actionNode } from '../fixtures';
+import { actionNode, credentialWithToken } from '../fixtures';
 
 const node = actionNode;
 
@@ -22,7 +22,7 @@ function clientFor(serve: (page: number, pageSize: number, count: number) => Ans
 	let mostInFlight = 0;
 	const context = {
 		getNode: () => node,
-		getCredentials: async () => ({ baseUrl: 'https://api.example.com', accessToken: 't' }),
+		getCredentials: async () => credentialWithToken(),
 		helpers: {
 			httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) => {
 				const page = Number(options.qs?.page);
