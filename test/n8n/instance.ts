@@ -19,7 +19,6 @@ import {
 	writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,7 +28,10 @@ import { findCertificateAuthority, issueCertificate } from '../simulator/tls';
 import { copyArtifacts, exportArtifacts } from './artifacts';
 import { CURRENT_N8N, ensureN8n, type N8nInstallation, type N8nRelease } from './install';
 import { installPackage } from './package';
+import { freePort } from './ports';
 import { onShutdown } from './shutdown';
+
+export { freePort };
 
 export const API_KEY_SCOPES = [
 	'credential:create',
@@ -47,19 +49,6 @@ export const API_KEY_SCOPES = [
 	'execution:list',
 	'execution:read',
 ];
-
-export async function freePort(): Promise<number> {
-	return await new Promise((resolve, reject) => {
-		const server = createServer();
-		server.unref();
-		server.on('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const address = server.address();
-			const port = typeof address === 'object' && address ? address.port : 0;
-			server.close(() => resolve(port));
-		});
-	});
-}
 
 export interface N8nOptions {
 	name: string;
