@@ -7,7 +7,15 @@
  * native modules for the Node that runs that release.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	existsSync,
+	mkdirSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -138,15 +146,17 @@ export function homeOf(release: N8nRelease): string {
 	return join(cacheRoot(), `n8n-${release.version}`);
 }
 
-/** True when n8n is the release's version and its native modules load under the release's Node. */
-export function isUsable(release: N8nRelease, home = homeOf(release)): boolean {
+/** What is in a release's folder: usable, or why not. */
+type InstallState = 'usable' | 'missing' | 'other version' | 'does not load' | 'check timed out';
+
+function installState(release: N8nRelease, home: string): InstallState {
 	const packageJson = join(home, 'node_modules/n8n/package.json');
-	if (!existsSync(packageJson)) return false;
+	if (!existsSync(packageJson)) return 'missing';
 	if (
 		(JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version !==
 		release.version
 	) {
-		return false;
+		return 'other version';
 	}
 	const probe = spawnSync(
 		nodeFor(release.nodeMajor),
@@ -155,9 +165,16 @@ export function isUsable(release: N8nRelease, home = homeOf(release)): boolean {
 			// isolated-vm came with later 2.x releases (2.0.0 has none): probed only where installed.
 			"for (const name of ['sqlite3', 'isolated-vm']) { try { require.resolve(name); } catch { if (name === 'sqlite3') throw new Error('no sqlite3'); continue; } require(name); }",
 		],
-		{ cwd: home, stdio: 'ignore', timeout: 60_000 },
+		{ cwd: home, stdio: 'ignore', timeout: 120_000 },
 	);
-	return probe.status === 0;
+	if (probe.status === 0) return 'usable';
+	// Killed by the timeout (a loaded machine), not a failed require: say so, never reinstall for it.
+	return probe.signal ? 'check timed out' : 'does not load';
+}
+
+/** True when n8n is the release's version and its native modules load under the release's Node. */
+export function isUsable(release: N8nRelease, home = homeOf(release)): boolean {
+	return installState(release, home) === 'usable';
 }
 
 function npm(home: string, node: string, args: string[]) {
@@ -178,11 +195,140 @@ function npm(home: string, node: string, args: string[]) {
 	say(`npm ${args[0]} took ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
-/** Returns a usable n8n of the release, installing it (about 5 minutes, 3 GB) when the cache has none. */
-export function ensureN8n(release: N8nRelease = CURRENT_N8N): N8nInstallation {
-	const home = homeOf(release);
-	if (isUsable(release, home)) return installationAt(release, home);
+/* ------------------------------------------------------------ the install lock */
 
+/** How long a run waits for another one's install of the same release (a cold one takes 5–7 min). */
+const INSTALL_WAIT_MS = 20 * 60_000;
+
+function sleepSync(ms: number) {
+	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'EPERM';
+	}
+}
+
+/**
+ * The lock of a release's folder: a directory next to it (made atomically), holding the pid of
+ * the process that installs. Every run takes it before it installs and waits while another run
+ * holds it, so two runs on one machine never install one release at the same time, and no run
+ * starts n8n from a folder being installed. A lock whose process is gone is taken over.
+ */
+function lockPath(release: N8nRelease): string {
+	return `${homeOf(release)}.lock`;
+}
+
+function lockHolder(lock: string): number | undefined {
+	try {
+		return Number(readFileSync(join(lock, 'pid'), 'utf8')) || undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The pid of a live process installing the release, if any (a lock left by a dead one is removed). */
+function installingProcess(release: N8nRelease): number | undefined {
+	const lock = lockPath(release);
+	if (!existsSync(lock)) return undefined;
+	const holder = lockHolder(lock);
+	if (holder === undefined) {
+		// Made an instant ago and its pid not written yet, or left empty by a crash long ago.
+		const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+		if (age < 10_000) return -1;
+	} else if (isAlive(holder)) {
+		return holder;
+	}
+	// Taken away under a name of our own first: of several runs that found it stale, one moves it.
+	const stale = `${lock}.stale-${process.pid}`;
+	try {
+		renameSync(lock, stale);
+		rmSync(stale, { recursive: true, force: true });
+	} catch {
+		// another run moved it first
+	}
+	return undefined;
+}
+
+function waitForOtherInstall(release: N8nRelease) {
+	const deadline = Date.now() + INSTALL_WAIT_MS;
+	let told = false;
+	for (let holder = installingProcess(release); holder !== undefined; ) {
+		if (!told) {
+			say(`waiting for another run (pid ${holder}), which installs n8n@${release.version}`);
+			told = true;
+		}
+		if (Date.now() > deadline) {
+			throw new Error(
+				`n8n@${release.version} is still being installed by process ${holder} after ${INSTALL_WAIT_MS / 60_000} minutes (lock ${lockPath(release)})`,
+			);
+		}
+		sleepSync(1000);
+		holder = installingProcess(release);
+	}
+}
+
+/** Runs `work` holding the release's lock; undefined when another run holds it. */
+function withLock<T>(release: N8nRelease, work: () => T): T | undefined {
+	const lock = lockPath(release);
+	mkdirSync(dirname(lock), { recursive: true });
+	try {
+		mkdirSync(lock);
+	} catch {
+		return undefined;
+	}
+	try {
+		writeFileSync(join(lock, 'pid'), String(process.pid));
+		return work();
+	} finally {
+		rmSync(lock, { recursive: true, force: true });
+	}
+}
+
+/**
+ * Returns a usable n8n of the release, installing it (about 5 minutes, 3 GB) when the cache has
+ * none. Safe when several runs on the machine call it at once (see the install lock above).
+ * (`installer` only for the lock's own test.)
+ */
+export function ensureN8n(
+	release: N8nRelease = CURRENT_N8N,
+	installer: (release: N8nRelease, home: string) => void = install,
+): N8nInstallation {
+	const home = homeOf(release);
+	for (;;) {
+		waitForOtherInstall(release);
+		let state = installState(release, home);
+		if (state !== 'usable' && state !== 'check timed out') {
+			const outcome = withLock(release, () => {
+				// Another run may have finished it between our check and the lock.
+				const now = installState(release, home);
+				if (now === 'usable' || now === 'check timed out') return now;
+				say(`n8n@${release.version} in ${home}: ${now}`);
+				installer(release, home);
+				return installState(release, home);
+			});
+			if (outcome === undefined) continue; // another run took the lock first: wait for it
+			if (outcome !== 'usable' && outcome !== 'check timed out') {
+				throw new Error(
+					`n8n@${release.version} was installed into ${home} but ${outcome} under Node ${release.nodeMajor}`,
+				);
+			}
+			state = outcome;
+		}
+		if (state === 'check timed out') {
+			throw new Error(
+				`Could not check n8n@${release.version} in ${home}: loading its native modules took over 2 minutes (a loaded machine?). Nothing was reinstalled; try again.`,
+			);
+		}
+		return installationAt(release, home);
+	}
+}
+
+function install(release: N8nRelease, home: string) {
 	const node = nodeFor(release.nodeMajor);
 	say(
 		`installing n8n@${release.version} for Node ${release.nodeMajor} into ${home} (first time only: about 5 minutes)`,
@@ -199,10 +345,4 @@ export function ensureN8n(release: N8nRelease = CURRENT_N8N): N8nInstallation {
 	rmSync(join(home, 'package-lock.json'), { force: true });
 	npm(home, node, ['install', '--ignore-scripts', '--no-save']);
 	npm(home, node, ['rebuild', 'isolated-vm', 'sqlite3', '--ignore-scripts=false']);
-	if (!isUsable(release, home)) {
-		throw new Error(
-			`n8n@${release.version} was installed into ${home} but does not load under Node ${release.nodeMajor}`,
-		);
-	}
-	return installationAt(release, home);
 }

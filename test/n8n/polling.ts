@@ -5,7 +5,8 @@
  * n8n refuses a cron that fires more than once a minute ("The polling interval is too short",
  * `isSubMinuteCron`), but it schedules each Poll Times entry on its own. So one custom entry per
  * multiple of a period (`0 * * * * *`, `10 * * * * *`, …) polls every `period` seconds: seen on
- * n8n 2.41.1, in the legacy engine and on the durable scheduler (a poll every 10 s for 75 s).
+ * n8n 2.41.1, in the legacy engine and on the durable scheduler, and on n8n 1.123.81 (a poll
+ * every 10 s for 75 s each).
  *
  * n8n's legacy engine does not stop two polls of one trigger from overlapping: choose a period
  * above the slowest poll the test causes (faults, retries and many pages included).
