@@ -21,16 +21,30 @@ export interface WorkflowFile {
 	settings: Record<string, unknown>;
 }
 
+export interface CredentialReference {
+	id: string;
+	name: string;
+}
+
 /**
- * An importable example from docs/examples, bound to a credential. The files carry no webhook ID
- * (two imports would share its URL); like the editor on import, the trigger gets a fresh one.
+ * An importable example from docs/examples, bound to a credential (and to `others` by credential
+ * type, e.g. `postgres`). The files carry no webhook ID (two imports would share its URL); like
+ * the editor on import, the trigger gets a fresh one.
  */
-export function loadExample(file: string, credential: { id: string; name: string }): WorkflowFile {
+export function loadExample(
+	file: string,
+	credential: CredentialReference,
+	others: Record<string, CredentialReference> = {},
+): WorkflowFile {
 	const workflow = JSON.parse(
 		readFileSync(join(REPOSITORY, 'docs/examples', file), 'utf8'),
 	) as WorkflowFile;
+	const bound: Record<string, CredentialReference> = { ...others, invoicingAssetsApi: credential };
 	for (const node of workflow.nodes) {
-		if (node.credentials?.invoicingAssetsApi) node.credentials.invoicingAssetsApi = credential;
+		for (const type of Object.keys(node.credentials ?? {})) {
+			if (!bound[type]) throw new Error(`${file}: no credential given for ${type}`);
+			(node.credentials as Record<string, CredentialReference>)[type] = bound[type];
+		}
 		if (node.type.endsWith('.invoicingAssetsTrigger')) node.webhookId = randomUUID();
 	}
 	return workflow;

@@ -116,24 +116,41 @@ export class QueueCluster {
 
 		const count = this.options.workers ?? 2;
 		for (let index = 1; index <= count; index++) {
-			this.workers.push(
-				this.track(
-					new N8nInstance({
-						name: `queue-worker${index}`,
-						command: 'worker',
-						args: [`--concurrency=${this.options.concurrency ?? 10}`],
-						owner: this.owner,
-						encryptionKey: this.encryptionKey,
-						env: this.sharedEnv(),
-					}),
-				),
-			);
+			this.workers.push(this.newWorker(`queue-worker${index}`, this.options.concurrency ?? 10));
 		}
 		const webhook = this.newWebhookProcess('queue-webhook1', this.webhookPort);
 		this.webhooks.push(webhook);
 		await Promise.all(
 			[...this.workers, webhook].map(async (member) => await this.startTracked(member)),
 		);
+	}
+
+	private newWorker(name: string, concurrency: number): N8nInstance {
+		return this.track(
+			new N8nInstance({
+				name,
+				command: 'worker',
+				args: [`--concurrency=${concurrency}`],
+				owner: this.owner,
+				encryptionKey: this.encryptionKey,
+				env: this.sharedEnv(),
+			}),
+		);
+	}
+
+	/** Starts one more worker running `concurrency` jobs at once (n8n's default: 10). */
+	async addWorker(concurrency = 10): Promise<N8nInstance> {
+		const worker = this.newWorker(`queue-worker${this.workers.length + 1}`, concurrency);
+		this.workers.push(worker);
+		await this.startTracked(worker);
+		return worker;
+	}
+
+	/** Stops a worker and removes its folder; the others take its share of the jobs. */
+	async removeWorker(worker: N8nInstance) {
+		const index = this.workers.indexOf(worker);
+		if (index >= 0) this.workers.splice(index, 1);
+		await worker.dispose();
 	}
 
 	private newWebhookProcess(name: string, port?: number): N8nInstance {

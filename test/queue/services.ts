@@ -255,6 +255,8 @@ export async function startRedis(binary = ensureQueueServices().redis): Promise<
 export interface RunningPostgres extends RunningService {
 	user: string;
 	database: string;
+	/** Runs SQL with psql as the superuser `user` (database `postgres` unless given); its rows, unaligned. */
+	sql(statement: string, database?: string): string;
 }
 
 /**
@@ -341,5 +343,5 @@ export async function startPostgres(
 		});
 		psql(`create database ${database}`);
 	}, stop);
-	return { name: 'postgres', port, pid, folder, logPath, stop, user, database };
+	return { name: 'postgres', port, pid, folder, logPath, stop, user, database, sql: psql };
 }
