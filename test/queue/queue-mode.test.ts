@@ -30,7 +30,6 @@ import {
 	waitForExecutions,
 	type Execution,
 } from '../n8n/executions';
-import { EXAMPLES, loadExample } from '../n8n/examples';
 import { N8nInstance } from '../n8n/instance';
 import { disposePackedPackage } from '../n8n/package';
 import { processGroupOf, processOfLocalPort } from '../n8n/socket-owner';
@@ -42,6 +41,15 @@ import {
 } from '../simulator';
 import { QueueCluster } from './cluster';
 import { cpuSecondsOfGroups } from './cpu';
+import {
+	createEventsTable,
+	createRecipeCredentials,
+	didTheWork,
+	exactlyOnceRecipe,
+	itemsOut,
+	publishRecipe,
+	RECIPE_NODES,
+} from './recipes';
 
 jest.setTimeout(20 * 60_000);
 
@@ -678,159 +686,84 @@ test('unpublish → 0 subscriptions; the main alone ran create and delete', asyn
 	);
 });
 
-/** A docs/examples workflow, created and published on the main with a credential of its own. */
-async function publishExample(file: string) {
-	const { main } = queue();
-	const created = await main.api<{ id: string; name: string }>('POST', '/credentials', {
-		name: `Invoicing & Assets account (${file})`,
-		type: CREDENTIAL_TYPE,
-		data: credentialData(),
-	});
-	expect(created.status).toBe(200);
-	const workflow = loadExample(file, { id: created.body.id, name: created.body.name });
-	const trigger = workflow.nodes.find((node) => node.type.endsWith('.invoicingAssetsTrigger'));
-	const hookId = String(trigger?.webhookId);
-	const answer = await main.api<{ id: string }>('POST', '/workflows', workflow);
-	expect(answer.status).toBe(200);
-	expect((await main.api('POST', `/workflows/${answer.body.id}/publish`)).status).toBe(200);
-	const [subscription] = await waitFor(
-		`the subscription of ${file}`,
-		() => (subscriptionsOf(hookId).length === 1 ? subscriptionsOf(hookId) : undefined),
-		2 * MINUTE,
-	);
-	const key = new URL(subscription.notificationUrl).searchParams.get(DELIVERY_KEY_PARAMETER);
-	return {
-		id: answer.body.id,
-		nodes: workflow.nodes.map((node) => node.name),
-		/** Posts an event to this workflow's production webhook on `process`, as the service would. */
-		deliver: async (process: N8nInstance, event: unknown) =>
-			(
-				await process.http('POST', `/webhook/${hookId}/webhook?${DELIVERY_KEY_PARAMETER}=${key}`, {
-					rawBody: JSON.stringify(event),
-					headers: { 'content-type': 'application/json' },
-				})
-			).status,
-		unpublish: async () => {
-			expect((await main.api('POST', `/workflows/${answer.body.id}/unpublish`)).status).toBe(200);
-			await waitFor('no subscription', () => subscriptionsOf(hookId).length === 0, 2 * MINUTE);
-		},
-	};
-}
+/**
+ * The exactly-once recipe under a burst (issue 23). BURST invoices are issued at once, the service
+ * delivering each event to the first webhook process; the first half is also copied to the second
+ * webhook process at the same moment, the second half is repeated there once the burst has run.
+ * docs/repeated-deliveries.md states the bound: each event's work runs once, none twice, none never.
+ */
+const BURST = DUPLICATED_EVENTS * 2;
 
-/** How many items a node output in an execution; undefined when the node did not run. */
-function itemsOut(execution: Execution, node: string): number | undefined {
-	const runs = execution.data?.resultData.runData[node];
-	return runs ? (runs[0]?.data?.main[0]?.length ?? 0) : undefined;
-}
-
-test('Remove Duplicates on eventId right after the trigger (docs/examples/new-invoice-exactly-once.json): a repeat sent to the second webhook process reaches no node after it', async () => {
+test(`exactly once (docs/examples/new-invoice-exactly-once.json): a burst of ${BURST} events, copied to the second webhook process at the same moment or repeated there afterwards → each event's work ran once`, async () => {
 	const current = queue();
 	const { main } = current;
-	const recipe = await publishExample(EXAMPLES.exactlyOnce);
-	const [trigger, removeDuplicates, getInvoice] = recipe.nodes;
-	const second = await current.addWebhookProcess();
+	const { postgres } = current;
+	if (!postgres) throw new Error('no PostgreSQL');
+	// The second webhook process starts while the table, the credentials and the workflow are made.
+	const [second, recipe] = await Promise.all([
+		current.addWebhookProcess(),
+		(async () => {
+			createEventsTable(postgres);
+			const credentials = await createRecipeCredentials(main, sim, postgres);
+			return await publishRecipe(main, sim, exactlyOnceRecipe(credentials));
+		})(),
+	]);
 	try {
 		const before = await listExecutions(main, recipe.id);
-		// The service delivers the event once, to the first webhook process.
-		const { invoice, event } = issueInvoiceBillingAnAsset();
-		expectAllDelivered(await event.done, 1);
-		await waitForEvent(main, recipe.id, trigger, event.eventId, { after: before });
-
-		// The same event again, at the second webhook process, whose trigger has not seen it.
-		expect(await recipe.deliver(second, event.deliveries[0].event)).toBe(200);
-
-		// A new event afterwards passes; by the time it has run, the repeat has been handled.
+		const copies: Array<Promise<number>> = [];
+		const issued = Array.from({ length: BURST }, (_, index) => {
+			const { invoice, event } = issueInvoiceBillingAnAsset();
+			if (index < BURST / 2) copies.push(recipe.deliver(second, event.deliveries[0].event));
+			return { invoice, event };
+		});
+		for (const { event } of issued) expectAllDelivered(await event.done, 1);
+		expect(await Promise.all(copies)).toEqual(copies.map(() => 200));
+		const repeated = issued.slice(BURST / 2);
+		await waitForExecutions(main, recipe.id, before.length + BURST + copies.length, 10 * MINUTE);
+		const repeats = await Promise.all(
+			repeated.map(async ({ event }) => await recipe.deliver(second, event.deliveries[0].event)),
+		);
+		expect(repeats).toEqual(repeated.map(() => 200));
+		// A genuine event after them: once it has run, the repeats have been handled.
 		const sentinel = issueInvoiceBillingAnAsset();
 		expectAllDelivered(await sentinel.event.done, 1);
-		await waitForExecutions(main, recipe.id, before.length + 3, 10 * MINUTE);
-		const since = await waitForEvent(main, recipe.id, trigger, sentinel.event.eventId, {
-			after: before,
-		});
-
-		const runs = since.get(event.eventId) ?? [];
-		expect(runs.map((execution) => execution.status)).toEqual(['success', 'success']);
-		const path = (execution: Execution) => [
-			itemsOut(execution, trigger),
-			itemsOut(execution, removeDuplicates),
-			itemsOut(execution, getInvoice),
-		];
-		// Oldest first: the delivery ran through; the repeat stopped at Remove Duplicates.
-		expect(runs.map(path).reverse()).toEqual([
-			[1, 1, 1],
-			[1, 0, undefined],
-		]);
-		expect(since.get(sentinel.event.eventId)?.map(path)).toEqual([[1, 1, 1]]);
-		// At the service: the repeated event's invoice was fetched once.
-		const fetched = sim.log
-			.entries({ route: 'invoices.get' })
-			.filter((entry) => entry.params.invoiceNumber === invoice.invoiceNumber);
-		expect(fetched).toHaveLength(1);
-		figure(
-			`Remove Duplicates (eventId) after the trigger: 1 event delivered to webhook1, repeated at webhook2 → 2 executions, the repeat's stopped at Remove Duplicates (0 items out, no node after it ran; the invoice fetched once)`,
+		await waitForExecutions(main, recipe.id, before.length + 2 * BURST + 1, 10 * MINUTE);
+		const since = await waitForEvent(
+			main,
+			recipe.id,
+			RECIPE_NODES.trigger,
+			sentinel.event.eventId,
+			{
+				after: before,
+			},
 		);
 
-		// Not a guarantee for copies that reach the two processes at the same instant: n8n reads
-		// and then writes its deduplication history without a lock. Measured, not asserted.
-		const simultaneous = Array.from({ length: DUPLICATED_EVENTS }, () => ({
-			...event.deliveries[0].event,
-			eventId: randomUUID(),
-		}));
-		const beforeSimultaneous = await listExecutions(main, recipe.id);
-		for (const copy of simultaneous) {
-			const answers = await Promise.all(
-				current.webhooks.map(async (process) => await recipe.deliver(process, copy)),
+		const runs = [...since.values()].flat();
+		expect(runs.filter((execution) => execution.status !== 'success')).toEqual([]);
+		const passes = (eventId: string) => (since.get(eventId) ?? []).filter(didTheWork).length;
+		const ids = issued.map(({ event }) => event.eventId);
+		const twice = ids.filter((id) => passes(id) > 1);
+		const never = ids.filter((id) => passes(id) === 0);
+		expect({ twice, never }).toEqual({ twice: [], never: [] });
+		expect(runs).toHaveLength(2 * BURST + 1);
+		// Every execution that did not do the work stopped at Only New Events, after the insert.
+		const path = (execution: Execution) =>
+			[RECIPE_NODES.trigger, RECIPE_NODES.record, RECIPE_NODES.onlyNew, RECIPE_NODES.work].map(
+				(node) => itemsOut(execution, node),
 			);
-			expect(answers).toEqual([200, 200]);
-		}
-		const last = issueInvoiceBillingAnAsset();
-		expectAllDelivered(await last.event.done, 1);
-		await waitForExecutions(
-			main,
-			recipe.id,
-			beforeSimultaneous.length + simultaneous.length * 2 + 1,
-			10 * MINUTE,
+		expect(runs.filter((execution) => !didTheWork(execution)).map(path)).toEqual(
+			Array.from({ length: BURST }, () => [1, 1, 0, undefined]),
 		);
-		const simultaneousRuns = await waitForEvent(main, recipe.id, trigger, last.event.eventId, {
-			after: beforeSimultaneous,
-		});
-		const passedTwice = simultaneous.filter(
-			(copy) =>
-				(simultaneousRuns.get(copy.eventId) ?? []).filter(
-					(execution) => itemsOut(execution, getInvoice) === 1,
-				).length > 1,
-		).length;
+		// At the service: each event's invoice was fetched once.
+		const fetchCounts = issued.map(
+			({ invoice }) =>
+				sim.log
+					.entries({ route: 'invoices.get' })
+					.filter((entry) => entry.params.invoiceNumber === invoice.invoiceNumber).length,
+		);
+		expect(fetchCounts).toEqual(issued.map(() => 1));
 		figure(
-			`Remove Duplicates, copies sent to both webhook processes at the same instant: ${passedTwice} of ${simultaneous.length} events passed twice`,
-		);
-
-		// Distinct events handled side by side, then each repeated at the second process.
-		const beforeLoad = await listExecutions(main, recipe.id);
-		const issued = Array.from({ length: DUPLICATED_EVENTS * 2 }, () =>
-			issueInvoiceBillingAnAsset(),
-		);
-		for (const { event: each } of issued) expectAllDelivered(await each.done, 1);
-		const bodies = issued.map(({ event: each }) => each.deliveries[0].event);
-		await waitForExecutions(main, recipe.id, beforeLoad.length + bodies.length, 10 * MINUTE);
-		for (const body of bodies) expect(await recipe.deliver(second, body)).toBe(200);
-		const end = issueInvoiceBillingAnAsset();
-		expectAllDelivered(await end.event.done, 1);
-		await waitForExecutions(
-			main,
-			recipe.id,
-			beforeLoad.length + bodies.length * 2 + 1,
-			10 * MINUTE,
-		);
-		const loadRuns = await waitForEvent(main, recipe.id, trigger, end.event.eventId, {
-			after: beforeLoad,
-		});
-		const repeatsPassed = bodies.filter(
-			(body) =>
-				(loadRuns.get(body.eventId) ?? []).filter(
-					(execution) => itemsOut(execution, getInvoice) === 1,
-				).length > 1,
-		).length;
-		figure(
-			`Remove Duplicates, ${bodies.length} events handled side by side, then each repeated at webhook2: ${repeatsPassed} repeats passed`,
+			`exactly-once recipe (event ID inserted into a PostgreSQL primary key): ${BURST} events issued at once, ${copies.length} of them copied to webhook2 at the same moment and ${repeated.length} repeated there afterwards → ${2 * BURST} executions, ${ids.length - twice.length - never.length} of ${BURST} events did the work once, ${twice.length} twice, ${never.length} never; each invoice fetched once`,
 		);
 	} finally {
 		await current.removeWebhookProcess(second);

@@ -19,7 +19,8 @@
  *   between them reaches an existing file and heading; every image exists, each docs/images PNG is
  *   shown, and the README's are absolute URLs (npm's page shows no relative picture); no table row
  *   over 400 characters, no cell over 200; README.md at most 20 KiB; the troubleshooting's quoted
- *   messages are the code's, and the README's each have their entry in docs/troubleshooting.md.
+ *   messages are the code's, and the README's each have their entry in docs/troubleshooting.md;
+ *   the exactly-once recipe of docs/repeated-deliveries.md is its example workflow's.
  * - neither docs/ nor any PNG is packed.
  *
  * Prints one line per check and a closing `Checks: N passed, M failed`; exits 1 on a failure.
@@ -344,6 +345,54 @@ function workflowProblems(): string[] {
 		if (steps(publish).some((step) => step.with?.['registry-url'] !== undefined)) {
 			problems.push('publish.yml sets registry-url, which breaks npm trusted publishing');
 		}
+	}
+	return problems;
+}
+
+/**
+ * The exactly-once recipe as docs/repeated-deliveries.md tells it (the table, the Postgres node's
+ * query and parameter, the Filter's condition) is docs/examples/new-invoice-exactly-once.json,
+ * which the queue suite runs.
+ */
+function exactlyOnceRecipeProblems(): string[] {
+	const doc = readFileSync(join(REPOSITORY, 'docs/repeated-deliveries.md'), 'utf8');
+	const example = readJson<{
+		nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>;
+	}>(join(REPOSITORY, 'docs/examples/new-invoice-exactly-once.json'));
+	const sql = [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map(([, block]) =>
+		block
+			.split('\n')
+			.map((line) => line.trim())
+			.filter(Boolean)
+			.join('\n'),
+	);
+	const table = /^CREATE TABLE (\w+)/.exec(
+		sql.find((block) => block.startsWith('CREATE')) ?? '',
+	)?.[1];
+	const insert = sql.find((block) => block.startsWith('INSERT'));
+	const recordNode = example.nodes.find((node) => node.type === 'n8n-nodes-base.postgres');
+	const filterNode = example.nodes.find((node) => node.type === 'n8n-nodes-base.filter');
+	const problems: string[] = [];
+	if (!table) problems.push('docs/repeated-deliveries.md has no CREATE TABLE block');
+	if (!insert) problems.push('docs/repeated-deliveries.md has no INSERT block');
+	if (!recordNode || !filterNode) problems.push('the example has no Postgres or no Filter node');
+	if (!insert || !recordNode || !filterNode || !table) return problems;
+	if (recordNode.parameters.query !== insert) {
+		problems.push(`${recordNode.name}'s query is not the INSERT of docs/repeated-deliveries.md`);
+	}
+	if (!insert.startsWith(`INSERT INTO ${table} `)) {
+		problems.push(`the INSERT does not write to the documented table ${table}`);
+	}
+	const parameter = (recordNode.parameters.options as { queryReplacement?: string })
+		.queryReplacement;
+	const condition = JSON.stringify(filterNode.parameters.conditions);
+	if (parameter !== '={{ $json.eventId }}' || !doc.includes('`{{ $json.eventId }}`')) {
+		problems.push(
+			`${recordNode.name}'s Query Parameters are not the documented {{ $json.eventId }}`,
+		);
+	}
+	if (!condition.includes('={{ $json.event_id }}') || !doc.includes('`{{ $json.event_id }}`')) {
+		problems.push(`${filterNode.name} does not test the documented {{ $json.event_id }}`);
 	}
 	return problems;
 }
@@ -721,6 +770,12 @@ async function run(work: string) {
 		"troubleshooting quotes the code's messages",
 		quoteProblems,
 		`${everyMessage.length} messages in docs/troubleshooting.md, ${common.length} of them in the README, each produced by the code`,
+	);
+
+	record(
+		'exactly-once recipe: docs and example agree',
+		exactlyOnceRecipeProblems(),
+		'docs/repeated-deliveries.md gives the table, query, parameter and filter of new-invoice-exactly-once.json',
 	);
 
 	// 7. GitHub workflows: YAML that parses, real ${{ }} expressions, the steps the issue asks for.
