@@ -110,6 +110,11 @@ async function burstRun(label: string, workflow: WorkflowFile, burst: number) {
 		(node) => node.name === RECIPE_NODES.removeDuplicates,
 	);
 	try {
+		const publishedAt = Date.now();
+		await recipe.acceptedAt(...webhooks);
+		say(
+			`${label}: the key was accepted at every webhook process ${Date.now() - publishedAt} ms after the subscription existed`,
+		);
 		const started = Date.now();
 		const load = loadavg()[0];
 		const copies: Array<Promise<number>> = [];

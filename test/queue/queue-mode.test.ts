@@ -709,6 +709,7 @@ test(`exactly once (docs/examples/new-invoice-exactly-once.json): a burst of ${B
 		})(),
 	]);
 	try {
+		await recipe.acceptedAt(current.webhooks[0], second);
 		const before = await listExecutions(main, recipe.id);
 		const copies: Array<Promise<number>> = [];
 		const issued = Array.from({ length: BURST }, (_, index) => {

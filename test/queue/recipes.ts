@@ -137,6 +137,12 @@ export interface PublishedRecipe {
 	subscriptionId: string;
 	/** Posts an event to this workflow's production webhook on `process`, as the service would. */
 	deliver(process: N8nInstance, event: unknown): Promise<number>;
+	/**
+	 * Resolves once each process checks deliveries against the stored key: the subscription exists
+	 * a moment before n8n has saved the trigger's key hash, and a delivery in between gets 401. An
+	 * empty body with the right key then gets 400 and starts nothing.
+	 */
+	acceptedAt(...processes: N8nInstance[]): Promise<void>;
 	unpublish(): Promise<void>;
 }
 
@@ -164,16 +170,27 @@ export async function publishRecipe(
 		2 * MINUTE,
 	);
 	const key = new URL(subscription.notificationUrl).searchParams.get(DELIVERY_KEY_PARAMETER);
+	const deliver = async (process: N8nInstance, event: unknown) =>
+		(
+			await process.http('POST', `/webhook/${hookId}/webhook?${DELIVERY_KEY_PARAMETER}=${key}`, {
+				rawBody: JSON.stringify(event),
+				headers: { 'content-type': 'application/json' },
+			})
+		).status;
 	return {
 		id: answer.body.id,
 		subscriptionId: subscription.id,
-		deliver: async (process, event) =>
-			(
-				await process.http('POST', `/webhook/${hookId}/webhook?${DELIVERY_KEY_PARAMETER}=${key}`, {
-					rawBody: JSON.stringify(event),
-					headers: { 'content-type': 'application/json' },
-				})
-			).status,
+		deliver,
+		acceptedAt: async (...processes) => {
+			for (const process of processes) {
+				await waitFor(
+					`the key of ${workflow.name} at ${process.url}`,
+					async () => (await deliver(process, {})) === 400,
+					MINUTE,
+					250,
+				);
+			}
+		},
 		unpublish: async () => {
 			const answered = await main.api('POST', `/workflows/${answer.body.id}/unpublish`);
 			if (answered.status !== 200) throw new Error(`unpublish: ${answered.status}`);
