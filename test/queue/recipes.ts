@@ -20,6 +20,7 @@ import {
 } from '../n8n/examples';
 import type { N8nInstance } from '../n8n/instance';
 import { REPOSITORY } from '../n8n/package';
+import { credentialData } from '../reliability/support';
 import type { Simulator } from '../simulator';
 import type { RunningPostgres } from './services';
 
@@ -67,14 +68,11 @@ export async function createRecipeCredentials(
 		return { id: answer.body.id, name: answer.body.name };
 	};
 	return {
-		service: await create('Invoicing & Assets account (exactly once)', CREDENTIAL_TYPE, {
-			environment: 'production',
-			baseUrl: sim.serviceUrl,
-			identityUrl: sim.identityUrl,
-			scope: sim.defaultClient.scope,
-			clientId: sim.defaultClient.clientId,
-			clientSecret: sim.defaultClient.clientSecret,
-		}),
+		service: await create(
+			'Invoicing & Assets account (exactly once)',
+			CREDENTIAL_TYPE,
+			credentialData(sim),
+		),
 		postgres: await create('Postgres account', 'postgres', {
 			host: '127.0.0.1',
 			port: postgres.port,
