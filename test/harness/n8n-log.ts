@@ -56,3 +56,20 @@ export function captureN8nLog(): { lines: string[]; stop: () => void } {
 		},
 	};
 }
+
+/**
+ * Records n8n's log for the whole test file (n8n-core's Logger is made once, so a capture must
+ * outlive the tests), and gives what the running test added to it.
+ */
+export function useN8nLog(): { ofThisTest: () => string } {
+	let capture: ReturnType<typeof captureN8nLog> | undefined;
+	let since = 0;
+	beforeAll(() => {
+		capture = captureN8nLog();
+	});
+	afterAll(() => capture?.stop());
+	beforeEach(() => {
+		since = capture?.lines.length ?? 0;
+	});
+	return { ofThisTest: () => (capture?.lines ?? []).slice(since).join('\n') };
+}

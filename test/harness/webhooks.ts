@@ -71,6 +71,8 @@ export interface TriggerHostOptions {
 	publicUrl?: string;
 	/** The workflow's ID ('trigger-workflow' unless given), e.g. for a second, imported workflow. */
 	workflowId?: string;
+	/** The trigger node's webhook ID (random unless given), e.g. for the same workflow on another n8n. */
+	webhookId?: string;
 }
 
 export interface HookCall {
@@ -171,7 +173,7 @@ export class TriggerHost {
 			type: TRIGGER_NODE_TYPE,
 			typeVersion: 1,
 			position: [0, 0],
-			webhookId: randomUUID(),
+			webhookId: options.webhookId ?? randomUUID(),
 			parameters: (options.parameters ?? {}) as INode['parameters'],
 			credentials: { [CREDENTIAL_TYPE]: options.credential },
 		};
@@ -354,6 +356,14 @@ export class TriggerHost {
 		const workflow = this.workflow({});
 		workflow.staticData = registration.staticData;
 		await this.runHook(workflow, 'delete', 'test', 'internal', 'update');
+		this.testRegistration = undefined;
+	}
+
+	/**
+	 * Loses the test registration without deleting it, as an n8n restart while listening does:
+	 * its throw-away static data is gone and its delete never runs.
+	 */
+	loseTestRegistration() {
 		this.testRegistration = undefined;
 	}
 

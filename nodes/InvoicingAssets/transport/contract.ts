@@ -269,6 +269,19 @@ export function subscriptionEndsBy(
 	return latest;
 }
 
+/**
+ * Whether an event reached a subscription made at `createdAt` as well. assumed: an event goes to
+ * each subscription that exists when it occurs, with the same `eventId` in every subscription's
+ * delivery, and an event's `occurredAt` and a subscription's `createdAt` are read from the
+ * service's one clock (to the second). So an event of a later second than the subscription's
+ * creation reached it; one of the same second, or without `occurredAt`, may not have.
+ */
+export function reachedSubscriptionCreatedAt(occurredAt: unknown, createdAt: string): boolean {
+	const occurred = typeof occurredAt === 'string' ? Date.parse(occurredAt) : Number.NaN;
+	const created = Date.parse(createdAt);
+	return occurred > created;
+}
+
 /** spec: a delivery URL must be HTTPS (TLS 1.2 or later). */
 export const NOTIFICATION_URL_PROTOCOL = 'https:';
 

@@ -1,24 +1,41 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { selectedEventTypes } from '../shared/events';
-import { DELIVERY_KEY_PARAMETER, type ServiceEvent } from '../transport/contract';
+import {
+	DELIVERY_KEY_PARAMETER,
+	reachedSubscriptionCreatedAt,
+	type ServiceEvent,
+} from '../transport/contract';
 import { isServiceEvent } from '../transport/responses';
 import { deliveryKeyMatches } from './deliveryKey';
 import { forgetUnlessAcknowledged, isFirstDelivery } from './recentEvents';
-import { readStoredSubscription } from './state';
+import {
+	readRetiringSubscriptions,
+	readStoredSubscription,
+	type RetiringSubscription,
+} from './state';
 
 /** The body of every 200 answer, instead of n8n's default text. */
 export const acknowledgement = () => ({ received: true });
 
 /**
- * webhook(): lets in only deliveries that carry this subscription's key, and starts the workflow
- * once per new event of a selected type. Rejections are answered here and start nothing.
+ * webhook(): lets in only deliveries that carry the key of this trigger's subscription, or of a
+ * retiring one (a replaced API key's, state.ts), and starts the workflow once per new event of a
+ * selected type. A retiring subscription's delivery of an event that its replacement delivers too
+ * is acknowledged and starts nothing. Rejections are answered here and start nothing.
  */
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const stored = readStoredSubscription(this.getWorkflowStaticData('node'));
-	const query = this.getQueryData() as IDataObject;
-	if (!stored || !deliveryKeyMatches(query[DELIVERY_KEY_PARAMETER], stored.deliveryKeyHash)) {
-		return reject(this, 401, 'unauthorized', 'The delivery key is missing or not valid.');
+	const staticData = this.getWorkflowStaticData('node');
+	const stored = readStoredSubscription(staticData);
+	const presented = (this.getQueryData() as IDataObject)[DELIVERY_KEY_PARAMETER];
+	let retiring: RetiringSubscription | undefined;
+	if (!stored || !deliveryKeyMatches(presented, stored.deliveryKeyHash)) {
+		retiring = readRetiringSubscriptions(staticData).find((entry) =>
+			deliveryKeyMatches(presented, entry.deliveryKeyHash),
+		);
+		if (!retiring) {
+			return reject(this, 401, 'unauthorized', 'The delivery key is missing or not valid.');
+		}
 	}
 
 	const json = readJsonBody(this);
@@ -28,6 +45,12 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return reject(this, 400, 'invalid_event', 'The body is not an event of the Data Service.');
 	}
 
+	if (
+		retiring?.replacedAt !== undefined &&
+		reachedSubscriptionCreatedAt(body.occurredAt, retiring.replacedAt)
+	) {
+		return { webhookResponse: acknowledgement() };
+	}
 	// Nothing selected (undefined) starts nothing; null is All Events.
 	const wanted = selectedEventTypes(this.getNodeParameter('events', []));
 	if (wanted === undefined || (wanted !== null && !wanted.includes(body.eventType))) {
@@ -35,10 +58,12 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	}
 	const ignoreRepeated = this.getNodeParameter('options.ignoreRepeatedDeliveries', true) !== false;
 	if (ignoreRepeated) {
-		if (!isFirstDelivery(stored.subscriptionId, body.eventId)) {
+		// One memory per trigger and URL: the same event may come through two subscriptions.
+		const trigger = [this.getWorkflow().id, this.getNode().id, this.getMode()].join(' ');
+		if (!isFirstDelivery(trigger, body.eventId)) {
 			return { webhookResponse: acknowledgement() };
 		}
-		forgetUnlessAcknowledged(this.getResponseObject(), stored.subscriptionId, body.eventId);
+		forgetUnlessAcknowledged(this.getResponseObject(), trigger, body.eventId);
 	}
 	return {
 		webhookResponse: acknowledgement(),

@@ -41,7 +41,7 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'ignoreRepeatedDeliveries',
 				type: 'boolean',
 				default: true,
-				description: `Whether to start the workflow only once per event when the service delivers an event again (it may, until it gets an answer). n8n remembers the last ${SEEN_EVENT_LIMIT} event IDs of the subscription, and ${TOTAL_EVENT_LIMIT} across all triggers of the n8n process, until it restarts.`,
+				description: `Whether to start the workflow only once per event when the service delivers an event again (it may, until it gets an answer). n8n remembers the last ${SEEN_EVENT_LIMIT} event IDs of this trigger, and ${TOTAL_EVENT_LIMIT} across all triggers of the n8n process, until it restarts.`,
 			},
 		],
 	},

@@ -1,12 +1,16 @@
 /**
- * The memory behind "Ignore Repeated Deliveries": the last event IDs let in, per subscription, in
- * this n8n process. It is deliberately not node static data: n8n 2.41 does not save static data
+ * The memory behind "Ignore Repeated Deliveries": the last event IDs let in, per trigger (its
+ * workflow, node and URL, production or test), in this n8n process. Per trigger, not per
+ * subscription: after an API key was replaced, one event may arrive through the old key's
+ * subscription and through the new one, with the same event ID.
+ *
+ * It is deliberately not node static data: n8n 2.41 does not save static data
  * changed in webhook() when the call starts an execution (WorkflowRunner wraps the same object
  * again and resets its "changed" flag before the live-webhook path saves it), and a save from a
  * delivery could overwrite the subscription that a concurrent publish has just stored.
  */
 
-/** Event IDs remembered per subscription (its most recent ones). */
+/** Event IDs remembered per trigger (its most recent ones). */
 export const SEEN_EVENT_LIMIT = 1000;
 
 /**
@@ -16,27 +20,27 @@ export const SEEN_EVENT_LIMIT = 1000;
  */
 export const TOTAL_EVENT_LIMIT = 100_000;
 
-interface SubscriptionMemory {
-	subscriptionId: string;
+interface TriggerMemory {
+	trigger: string;
 	/** Its event IDs, oldest first. */
 	events: Set<string>;
 }
 
-const bySubscription = new Map<string, SubscriptionMemory>();
+const byTrigger = new Map<string, TriggerMemory>();
 
 /** Every remembered event of the process in a ring, oldest at `next` once it is full. */
-const ringMemory: Array<SubscriptionMemory | undefined> = [];
+const ringMemory: Array<TriggerMemory | undefined> = [];
 const ringEvent: string[] = [];
 let next = 0;
 let remembered = 0;
 
-/** Records a delivered event; false when this subscription already delivered it. */
-export function isFirstDelivery(subscriptionId: string, eventId: string): boolean {
-	let memory = bySubscription.get(subscriptionId);
+/** Records a delivered event; false when this trigger already let it in. */
+export function isFirstDelivery(trigger: string, eventId: string): boolean {
+	let memory = byTrigger.get(trigger);
 	if (memory?.events.has(eventId)) return false;
 	if (!memory) {
-		memory = { subscriptionId, events: new Set<string>() };
-		bySubscription.set(subscriptionId, memory);
+		memory = { trigger, events: new Set<string>() };
+		byTrigger.set(trigger, memory);
 	}
 	const oldest = ringMemory[next];
 	if (oldest) forget(oldest, ringEvent[next]);
@@ -57,16 +61,16 @@ export function rememberedEventCount(): number {
 }
 
 /** Lets an event in again, e.g. when its delivery was not acknowledged and the service will retry it. */
-export function forgetDelivery(subscriptionId: string, eventId: string) {
-	const memory = bySubscription.get(subscriptionId);
+export function forgetDelivery(trigger: string, eventId: string) {
+	const memory = byTrigger.get(trigger);
 	if (memory) forget(memory, eventId);
 }
 
-function forget(memory: SubscriptionMemory, eventId: string) {
+function forget(memory: TriggerMemory, eventId: string) {
 	if (!memory.events.delete(eventId)) return;
 	remembered--;
-	if (memory.events.size === 0 && bySubscription.get(memory.subscriptionId) === memory) {
-		bySubscription.delete(memory.subscriptionId);
+	if (memory.events.size === 0 && byTrigger.get(memory.trigger) === memory) {
+		byTrigger.delete(memory.trigger);
 	}
 }
 
@@ -83,12 +87,12 @@ interface ResponseEvents {
  */
 export function forgetUnlessAcknowledged(
 	response: ResponseEvents,
-	subscriptionId: string,
+	trigger: string,
 	eventId: string,
 ) {
 	response.once('close', () => {
 		const acknowledged =
 			response.writableFinished && response.statusCode >= 200 && response.statusCode < 300;
-		if (!acknowledged) forgetDelivery(subscriptionId, eventId);
+		if (!acknowledged) forgetDelivery(trigger, eventId);
 	});
 }

@@ -295,6 +295,7 @@ describe('repeated deliveries', () => {
 			'clientId',
 			'createdAt',
 			'deliveryKeyHash',
+			'registeredFor',
 			'subscriptionId',
 			'workflowId',
 		]);
@@ -380,7 +381,7 @@ describe('repeated deliveries', () => {
 		]);
 	});
 
-	test('the memory is per subscription: the same event ID delivered to another trigger runs there too', async () => {
+	test('the memory is per trigger: the same event ID delivered to another trigger runs there too', async () => {
 		host = await startHost(testbed);
 		const other = await startHost(testbed);
 		try {

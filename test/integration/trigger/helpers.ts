@@ -8,7 +8,7 @@ import {
 	type Subscription,
 } from '../../../nodes/InvoicingAssets/transport/contract';
 import { startTestbed, type Testbed } from '../../harness/testbed';
-import { TriggerHost } from '../../harness/webhooks';
+import { TriggerHost, type TriggerHostOptions } from '../../harness/webhooks';
 
 /** Retries of failed deliveries come quickly in these tests. */
 export const FAST_RETRIES = [50, 50];
@@ -25,13 +25,15 @@ export async function startHost(
 	testbed: Testbed,
 	parameters: IDataObject = { events: ['*'] },
 	publicUrl?: string,
+	more: Partial<Pick<TriggerHostOptions, 'credential' | 'workflowId' | 'webhookId'>> = {},
 ): Promise<TriggerHost> {
 	return await TriggerHost.start({
 		harness: testbed.harness,
-		credential: testbed.credential,
 		caDir: testbed.sim.caDir,
 		parameters,
 		publicUrl,
+		...more,
+		credential: more.credential ?? testbed.credential,
 	});
 }
 
@@ -64,7 +66,20 @@ export function ownership(testbed: Testbed, host: TriggerHost) {
 		clientId: testbed.sim.defaultClient.clientId,
 		baseUrl: testbed.sim.serviceUrl,
 		createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+		registeredFor: 'production',
 	};
+}
+
+/**
+ * The subscription lists asked for after the first create call since the log was reset: a
+ * publish lists once before it creates, to find what the trigger left behind (leftovers.ts).
+ */
+export function listsAfterCreate(testbed: Testbed): number {
+	const [create] = testbed.sim.log.entries({ route: 'subscriptions.create' });
+	if (!create) return 0;
+	return testbed.sim.log
+		.entries({ route: 'subscriptions.list' })
+		.filter((entry) => entry.seq > create.seq).length;
 }
 
 /** The delivery key in a subscription's notification URL, as the simulator stores it. */

@@ -1,12 +1,18 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 import type { INodeCredentialsDetails } from 'n8n-workflow';
 
-import { expectNoSecret } from '../../harness/secrets';
-import { credentialFor, secretsOf, type Testbed } from '../../harness/testbed';
+import { LATE_CREATE_RECHECK_DELAYS_MS } from '../../../nodes/InvoicingAssets/transport/contract';
+import { TEST_SUBSCRIPTION_MAX_AGE_MS } from '../../../nodes/InvoicingAssets/trigger/leftovers';
+import { useN8nLog } from '../../harness/n8n-log';
+import { credentialFor, type Testbed } from '../../harness/testbed';
 import { TriggerHost } from '../../harness/webhooks';
+import { toServiceTimestamp } from '../../simulator/contract';
 import { resetSimulator, startTriggerTestbed } from './helpers';
 
 let testbed: Testbed;
 const hosts: TriggerHost[] = [];
+
+const n8nLog = useN8nLog();
 
 beforeAll(async () => {
 	testbed = await startTriggerTestbed();
@@ -23,7 +29,13 @@ afterEach(async () => {
 });
 
 async function startHost(
-	options: { events?: string[]; workflowId?: string; credential?: INodeCredentialsDetails } = {},
+	options: {
+		events?: string[];
+		workflowId?: string;
+		webhookId?: string;
+		publicUrl?: string;
+		credential?: INodeCredentialsDetails;
+	} = {},
 ) {
 	const host = await TriggerHost.start({
 		harness: testbed.harness,
@@ -31,12 +43,26 @@ async function startHost(
 		caDir: testbed.sim.caDir,
 		parameters: { events: options.events ?? ['*'] },
 		workflowId: options.workflowId,
+		webhookId: options.webhookId,
+		publicUrl: options.publicUrl,
 	});
 	hosts.push(host);
 	return host;
 }
 
-const ownerOf = (id: string) => testbed.sim.subscriptions.ownerOf(id);
+/** Makes a subscription look `ms` older at the service, as if it had been made then. */
+function age(id: string, ms: number) {
+	const { subscriptions } = testbed.sim;
+	const subscription = subscriptions.get(id);
+	const owner = subscriptions.ownerOf(id);
+	if (!subscription || !owner) throw new Error(`No subscription ${id}`);
+	subscriptions.insert(
+		{ ...subscription, createdAt: toServiceTimestamp(new Date(Date.now() - ms)) },
+		owner,
+	);
+}
+
+const ids = () => testbed.sim.subscriptions.list().map((subscription) => subscription.id);
 
 test('a create whose answer is lost, and which the service commits a moment later, is found and kept', async () => {
 	const { sim } = testbed;
@@ -50,57 +76,6 @@ test('a create whose answer is lost, and which the service commits a moment late
 	expect(subscriptions).toHaveLength(1);
 	expect(host.nodeStaticData.subscriptionId).toBe(subscriptions[0].id);
 	expect(sim.log.count('subscriptions.create')).toBe(1);
-});
-
-test('after the API key is replaced, the old key’s subscription is named in the error, never forgotten; the way out the error gives works', async () => {
-	const { sim, harness } = testbed;
-	const oldKey = sim.registerClient({ environment: 'production' });
-	const newKey = sim.registerClient({ environment: 'production' });
-	const credential = harness.addCredential(credentialFor(sim, oldKey));
-	const host = await startHost({ credential });
-	await host.publish();
-	const [old] = sim.subscriptions.list();
-	expect(ownerOf(old.id)).toBe(oldKey.clientId);
-
-	const useKey = (key: typeof oldKey) =>
-		harness.credentials.edit(credential.id ?? '', {
-			clientId: key.clientId,
-			clientSecret: key.clientSecret,
-			accessToken: '',
-		});
-	useKey(newKey);
-	const unpublished = await host.unpublish().then(
-		() => undefined,
-		(error: Error) => error,
-	);
-	expect(unpublished?.message).toContain(`Subscription '${old.id}'`);
-	expect(host.nodeStaticData.subscriptionId).toBe(old.id);
-
-	const published = await host.publish().then(
-		() => undefined,
-		(error: Error & { description?: string }) => error,
-	);
-	expect(published?.message).toBe(
-		`Subscription '${old.id}' of this trigger was created with the API key with client ID '${oldKey.clientId}' (the credential now has client ID '${newKey.clientId}'), which the current credential cannot reach or delete`,
-	);
-	expect(published?.description).toContain('put that key back into the credential');
-	expectNoSecret(
-		published,
-		[...secretsOf(testbed), oldKey.clientSecret, newKey.clientSecret],
-		'the error',
-	);
-	expect(sim.subscriptions.has(old.id)).toBe(true);
-
-	// The way out the error describes: the old key back, publish and unpublish, then the new key.
-	useKey(oldKey);
-	await host.publish();
-	await host.unpublish();
-	expect(sim.subscriptions.has(old.id)).toBe(false);
-	useKey(newKey);
-	await host.publish();
-	const [replacement] = sim.subscriptions.list();
-	expect(sim.subscriptions.list()).toHaveLength(1);
-	expect(ownerOf(replacement.id)).toBe(newKey.clientId);
 });
 
 test('a workflow imported with another workflow’s static data leaves that workflow’s subscription alone', async () => {
@@ -142,4 +117,101 @@ test('after a failed delete, the next publish does not keep a subscription for e
 	expect(subscriptions).toHaveLength(1);
 	expect(subscriptions[0].eventTypes).toEqual(['invoice.paid']);
 	expect(host.nodeStaticData.subscriptionId).toBe(subscriptions[0].id);
+});
+
+describe('subscriptions the trigger left behind at its webhook URL', () => {
+	test('a create the service commits after the trigger stopped looking is deleted at the next publish', async () => {
+		const { sim } = testbed;
+		const commitDelay = LATE_CREATE_RECHECK_DELAYS_MS.reduce((sum, ms) => sum + ms, 0) + 500;
+		sim.setCreateCommitDelay(commitDelay);
+		sim.faults.add({ route: 'subscriptions.create', drop: true, afterHandling: true, times: 1 });
+		const host = await startHost();
+		await expect(host.publish()).rejects.toThrow(
+			'should one show up later, publishing the workflow again deletes any subscription this trigger left at its webhook URL',
+		);
+		while (sim.subscriptions.size === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+		const [late] = sim.subscriptions.list();
+		sim.setCreateCommitDelay(undefined);
+
+		await host.publish();
+		expect(sim.subscriptions.has(late.id)).toBe(false);
+		expect(ids()).toEqual([host.nodeStaticData.subscriptionId]);
+	});
+
+	test('one that shows up only after the workflow was unpublished is deleted with the unpublish', async () => {
+		const { sim } = testbed;
+		const host = await startHost();
+		await host.publish();
+		// A copy the service made of the create and never showed until now.
+		const [live] = sim.subscriptions.list();
+		const copy = sim.subscriptions.create(
+			{ notificationUrl: live.notificationUrl, eventTypes: null, description: null },
+			live.createdAt,
+			sim.defaultClient.clientId,
+		);
+
+		await host.unpublish();
+		expect(sim.subscriptions.has(copy.id)).toBe(false);
+		expect(ids()).toEqual([]);
+	});
+
+	test('a test registration n8n lost (a restart while listening) is deleted once older than a listen can last', async () => {
+		const { sim } = testbed;
+		const host = await startHost();
+		await host.listenForTestEvent();
+		const [lost] = sim.subscriptions.list();
+		host.loseTestRegistration();
+
+		// Still young: it may be a listen in progress.
+		await host.publish();
+		expect(sim.subscriptions.has(lost.id)).toBe(true);
+		await host.unpublish();
+		expect(ids()).toEqual([lost.id]);
+
+		age(lost.id, TEST_SUBSCRIPTION_MAX_AGE_MS + 60_000);
+		await host.publish();
+		expect(sim.subscriptions.has(lost.id)).toBe(false);
+		expect(ids()).toEqual([host.nodeStaticData.subscriptionId]);
+		expect(n8nLog.ofThisTest()).toContain(
+			`deleted subscription ${lost.id}, which it had left behind at its webhook URL`,
+		);
+	});
+
+	test('nothing of a user, another workflow or another n8n is touched, however old', async () => {
+		const { sim, harness } = testbed;
+		const credential = harness.addCredential(credentialFor(sim));
+		const host = await startHost({ credential });
+		// The same workflow and credential on another n8n (another public address).
+		const elsewhere = await startHost({
+			credential,
+			webhookId: host.node.webhookId,
+			publicUrl: host.listenUrl.replace('localhost', '127.0.0.1'),
+		});
+		await elsewhere.publish();
+		// A workflow copied in this n8n: its own workflow and webhook IDs.
+		const copy = await startHost({ credential, workflowId: 'copied-workflow' });
+		await copy.publish();
+		// A user's own subscription of the trigger's URLs, made with the action node.
+		const own = await harness.runNode({
+			credential,
+			parameters: {
+				resource: 'subscription',
+				operation: 'create',
+				notificationUrl: host.webhookUrl,
+				eventTypes: ['*'],
+				additionalFields: { deliveryKey: 'a-key-of-the-users-own' },
+			},
+		});
+		expect(own.error).toBeUndefined();
+		const others = ids();
+		expect(others).toHaveLength(3);
+		for (const id of others) age(id, TEST_SUBSCRIPTION_MAX_AGE_MS + 60_000);
+
+		await host.publish();
+		await host.unpublish();
+		await host.publish();
+		await host.unpublish();
+
+		expect(ids()).toEqual(others);
+	});
 });

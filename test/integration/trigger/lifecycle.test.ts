@@ -7,6 +7,7 @@ import type { TriggerHost } from '../../harness/webhooks';
 import {
 	eventually,
 	keyOf,
+	listsAfterCreate,
 	onlySubscription,
 	resetSimulator,
 	sha256Hex,
@@ -47,8 +48,9 @@ describe('publish and unpublish', () => {
 			`/webhook/${host.node.webhookId}/webhook`,
 		);
 		const key = keyOf(subscription);
-		expect(/^[A-Za-z0-9_-]{43}$/.test(key)).toBe(true);
-		expect(Buffer.from(key, 'base64url').length).toBe(32);
+		// A 32-byte random nonce and this trigger's 32-byte proof of origin (deliveryKey.ts).
+		expect(/^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/.test(key)).toBe(true);
+		expect(Buffer.from(key.split('.')[0], 'base64url').length).toBe(32);
 		expect(subscription.eventTypes).toBeNull();
 		expect(subscription.description).toBeNull();
 		expect(host.nodeStaticData).toEqual({
@@ -213,9 +215,7 @@ describe('a failed create', () => {
 			expect(cleanup).toMatchObject({ staticDataBefore: {}, result: true });
 			expect(cleanup.error).toBeUndefined();
 			// The create looked for a subscription it may have made, again after each wait, before giving up.
-			expect(testbed.sim.log.count('subscriptions.list')).toBe(
-				1 + LATE_CREATE_RECHECK_DELAYS_MS.length,
-			);
+			expect(listsAfterCreate(testbed)).toBe(1 + LATE_CREATE_RECHECK_DELAYS_MS.length);
 			expect(testbed.sim.subscriptions.list()).toEqual([]);
 			expect(host.nodeStaticData).toEqual({});
 
@@ -228,7 +228,7 @@ describe('a failed create', () => {
 		host = await startHost(testbed);
 		testbed.sim.faults.add({ route: 'subscriptions.create', status: 400, times: 1 });
 		await expect(host.publish()).rejects.toThrow('The service rejected the request as invalid');
-		expect(testbed.sim.log.count('subscriptions.list')).toBe(0);
+		expect(listsAfterCreate(testbed)).toBe(0);
 		expect(testbed.sim.subscriptions.list()).toEqual([]);
 	});
 
@@ -287,7 +287,7 @@ describe('a failed create', () => {
 			await host.publish();
 			const subscription = onlySubscription(testbed);
 			expect(host.nodeStaticData.subscriptionId).toBe(subscription.id);
-			expect(testbed.sim.log.count('subscriptions.list')).toBe(1);
+			expect(listsAfterCreate(testbed)).toBe(1);
 		},
 	);
 
@@ -326,14 +326,16 @@ describe('a failed create', () => {
 	test('when the service cannot be asked afterwards, the error says so', async () => {
 		host = await startHost(testbed);
 		testbed.sim.faults.add({ route: 'subscriptions.create', status: 500, times: 1 });
-		testbed.sim.faults.add({ route: 'subscriptions.list', status: 403, times: 1 });
+		// The publish's look for leftovers meets the first refusal (and only logs it), the create's
+		// look for what it may have made the second.
+		testbed.sim.faults.add({ route: 'subscriptions.list', status: 403, times: 2 });
 
 		const failure = await host.publish().then(
 			() => undefined,
 			(error: Error & { description?: string }) => error,
 		);
 		expect(failure?.message).toBe(
-			'The service failed to process the request (HTTP 500); the node could not check whether the service created the subscription anyway: delete any subscription for this trigger’s webhook URL that n8n does not use (Invoicing & Assets node: Subscription → Get Many, then Delete)',
+			'The service failed to process the request (HTTP 500); the node could not check whether the service created the subscription anyway: publishing the workflow again deletes any subscription this trigger left at its webhook URL',
 		);
 		expect(failure?.description).toContain(
 			'could not check whether the service created the subscription anyway',
@@ -474,6 +476,7 @@ describe('Listen for test event', () => {
 		expect(new URL(subscription.notificationUrl).pathname).toMatch(/^\/webhook-test\//);
 		expect(host.testStaticData).toEqual({
 			...ownership(testbed, host),
+			registeredFor: 'test',
 			subscriptionId: subscription.id,
 			deliveryKeyHash: sha256Hex(keyOf(subscription)),
 		});
@@ -641,8 +644,12 @@ describe('a 404 to the delete', () => {
 		expect(testbed.sim.log.entries({ route: 'subscriptions.delete' })).toEqual([
 			expect.objectContaining({ status: 404, errorCode: 'subscription_not_found' }),
 		]);
-		// The service's code settles it: no list call is needed to confirm.
-		expect(testbed.sim.log.count('subscriptions.list')).toBe(0);
+		// The service's code settles it: no list call is needed to confirm; the one list is the
+		// look for leftovers that follows.
+		expect(testbed.sim.log.entries().map((entry) => entry.route)).toEqual([
+			'subscriptions.delete',
+			'subscriptions.list',
+		]);
 		expect(host.nodeStaticData).toEqual({});
 	});
 
@@ -675,9 +682,15 @@ describe('a 404 to the delete', () => {
 		testbed.sim.subscriptions.delete(onlySubscription(testbed).id);
 		testbed.sim.faults.add(routeNotFound);
 
+		testbed.sim.log.reset();
 		await host.unpublish();
 		expect(host.nodeStaticData).toEqual({});
-		expect(testbed.sim.log.count('subscriptions.list', { status: 200 })).toBe(1);
+		// The list confirms, then the look for leftovers lists again.
+		expect(testbed.sim.log.entries().map((entry) => entry.route)).toEqual([
+			'subscriptions.delete',
+			'subscriptions.list',
+			'subscriptions.list',
+		]);
 	});
 
 	test('another API key’s subscription is not deleted: its 404 leaves it alone', async () => {

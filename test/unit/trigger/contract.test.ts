@@ -2,13 +2,16 @@ import type { INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { ALL_EVENTS, selectedEventTypes } from '../../../nodes/InvoicingAssets/shared/events';
-import { SUBSCRIPTION_NOT_FOUND_ERROR } from '../../../nodes/InvoicingAssets/transport/contract';
+import {
+	reachedSubscriptionCreatedAt,
+	SUBSCRIPTION_NOT_FOUND_ERROR,
+} from '../../../nodes/InvoicingAssets/transport/contract';
 import {
 	isServiceEvent,
 	readCreatedSubscriptionId,
 	readSubscriptionListPage,
 } from '../../../nodes/InvoicingAssets/transport/responses';
-import { saysSubscriptionNotFound } from '../../../nodes/InvoicingAssets/trigger/lifecycle';
+import { saysSubscriptionNotFound } from '../../../nodes/InvoicingAssets/trigger/serviceCalls';
 
 /** The subscription and event parts of the contract, as the trigger reads them. */
 const GUID = '3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47';
@@ -152,5 +155,24 @@ describe('saysSubscriptionNotFound', () => {
 		expect([unknown, route, bare, new Error('x'), undefined].map(saysSubscriptionNotFound)).toEqual(
 			[true, false, false, false, false],
 		);
+	});
+});
+
+describe('reachedSubscriptionCreatedAt', () => {
+	const createdAt = '2026-11-24T10:00:05Z';
+
+	test('an event of a later second reached a subscription made then', () => {
+		expect(reachedSubscriptionCreatedAt('2026-11-24T10:00:06Z', createdAt)).toBe(true);
+		expect(reachedSubscriptionCreatedAt('2026-11-25T00:00:00Z', createdAt)).toBe(true);
+	});
+
+	test.each([
+		['of an earlier second', '2026-11-24T10:00:04Z'],
+		['of the same second (it may have come before the creation)', createdAt],
+		['without occurredAt', null],
+		['with an unreadable occurredAt', 'yesterday'],
+		['with an occurredAt that is not text', 1764000000],
+	])('an event %s may not have reached it', (_name, occurredAt) => {
+		expect(reachedSubscriptionCreatedAt(occurredAt, createdAt)).toBe(false);
 	});
 });

@@ -3,31 +3,68 @@ import {
 	deliveryKeyMatches,
 	generateDeliveryKey,
 	hashDeliveryKey,
+	madeBy,
+	type KeyMaker,
 } from '../../../nodes/InvoicingAssets/trigger/deliveryKey';
 import { expectNoSecret } from '../../harness/secrets';
 
+const maker: KeyMaker = { secret: 'client-secret', workflowId: 'wf-1', webhookId: 'hook-1' };
+const generateDeliveryKeyOf = () => generateDeliveryKey(maker);
+
 describe('delivery keys', () => {
-	test('are 32 random bytes in base64url, different every time', () => {
-		const keys = Array.from({ length: 50 }, () => generateDeliveryKey());
+	test('are 32 random bytes and a 32-byte proof, in base64url, different every time', () => {
+		const keys = Array.from({ length: 50 }, generateDeliveryKeyOf);
 		for (const key of keys) {
-			expect(/^[A-Za-z0-9_-]{43}$/.test(key)).toBe(true);
-			expect(Buffer.from(key, 'base64url').length).toBe(DELIVERY_KEY_BYTES);
+			expect(/^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/.test(key)).toBe(true);
+			expect(Buffer.from(key.split('.')[0], 'base64url').length).toBe(DELIVERY_KEY_BYTES);
 		}
 		expect(new Set(keys).size).toBe(keys.length);
+		expect(new Set(keys.map((key) => key.split('.')[1])).size).toBe(keys.length);
+	});
+
+	test('prove who made them: the same trigger with the same secret, and nobody else', () => {
+		const key = generateDeliveryKey(maker);
+		expect(madeBy(key, maker)).toBe(true);
+		expect(madeBy(key, { ...maker })).toBe(true);
+		for (const other of [
+			{ ...maker, secret: 'another-secret' },
+			{ ...maker, workflowId: 'wf-2' },
+			{ ...maker, webhookId: 'hook-2' },
+		]) {
+			expect(madeBy(key, other)).toBe(false);
+		}
+		const [nonce, proof] = key.split('.');
+		for (const forged of [
+			undefined,
+			'',
+			nonce,
+			`${nonce}.`,
+			`.${proof}`,
+			`${nonce}.${proof}.x`,
+			`${generateDeliveryKey(maker).split('.')[0]}.${proof}`,
+			`${nonce}.${proof.slice(0, -2)}`,
+			'a-key-chosen-by-a-user',
+		]) {
+			expect(madeBy(forged, maker)).toBe(false);
+		}
+	});
+
+	test('show nothing of the secret', () => {
+		expectNoSecret(generateDeliveryKey(maker), [maker.secret], 'the key');
 	});
 
 	test('are stored as their SHA-256 in hex', () => {
 		expect(hashDeliveryKey('abc')).toBe(
 			'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
 		);
-		const key = generateDeliveryKey();
+		const key = generateDeliveryKeyOf();
 		expect(hashDeliveryKey(key)).toMatch(/^[0-9a-f]{64}$/);
 		expectNoSecret(hashDeliveryKey(key), [key], 'the hash');
 	});
 });
 
 describe('deliveryKeyMatches', () => {
-	const key = generateDeliveryKey();
+	const key = generateDeliveryKeyOf();
 	const stored = hashDeliveryKey(key);
 
 	test('accepts the key', () => {
@@ -35,7 +72,7 @@ describe('deliveryKeyMatches', () => {
 	});
 
 	test.each([
-		['another key', generateDeliveryKey()],
+		['another key', generateDeliveryKeyOf()],
 		['one character changed', `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`],
 		['a prefix', key.slice(0, -1)],
 		['an extension', `${key}A`],

@@ -2,9 +2,15 @@ import type { IDataObject } from 'n8n-workflow';
 import { ObservableObject } from 'n8n-workflow';
 
 import {
+	awaitsReplacement,
 	forgetSubscription,
+	MAX_RETIRING_SUBSCRIPTIONS,
+	noteReplacement,
+	readRetiringSubscriptions,
 	readStoredSubscription,
+	retireSubscription,
 	storeSubscription,
+	type RetiringSubscription,
 } from '../../../nodes/InvoicingAssets/trigger/state';
 
 /** Node static data as n8n hands it out: an observable object whose changes are tracked. */
@@ -48,5 +54,71 @@ describe('stored subscription', () => {
 		expect(data.__dataChanged).toBe(false);
 		storeSubscription(data, { subscriptionId: 'sub-1', deliveryKeyHash: 'a'.repeat(64) });
 		expect(data.__dataChanged).toBe(true);
+	});
+});
+
+describe('retiring subscriptions (of a replaced API key)', () => {
+	const future = '2099-01-01T00:00:00Z';
+	const retiring = (id: string, endsBy = future): RetiringSubscription => ({
+		subscriptionId: id,
+		deliveryKeyHash: id.padEnd(64, '0'),
+		clientId: 'old-key',
+		endsBy,
+	});
+
+	test('are kept apart from the stored subscription: forgetting it keeps them', () => {
+		const data = staticData();
+		storeSubscription(data, { subscriptionId: 'sub-2', deliveryKeyHash: 'b'.repeat(64) });
+		retireSubscription(data, retiring('sub-1'));
+		forgetSubscription(data);
+		expect(readStoredSubscription(data)).toBeUndefined();
+		expect(readRetiringSubscriptions(data)).toEqual([retiring('sub-1')]);
+	});
+
+	test('end with their key: an ended one is neither read nor kept', () => {
+		const data = staticData();
+		retireSubscription(data, retiring('ended', '2020-01-01T00:00:00Z'));
+		expect(readRetiringSubscriptions(data)).toEqual([]);
+		retireSubscription(data, retiring('sub-1'));
+		expect(
+			(data.retiringSubscriptions as IDataObject[]).map((entry) => entry.subscriptionId),
+		).toEqual(['sub-1']);
+	});
+
+	test(`are at most ${MAX_RETIRING_SUBSCRIPTIONS}, the oldest dropped first, each once`, () => {
+		const data = staticData();
+		for (let index = 1; index <= MAX_RETIRING_SUBSCRIPTIONS + 2; index++) {
+			retireSubscription(data, retiring(`sub-${index}`));
+		}
+		retireSubscription(data, retiring(`sub-${MAX_RETIRING_SUBSCRIPTIONS + 2}`));
+		expect(readRetiringSubscriptions(data).map((entry) => entry.subscriptionId)).toEqual(
+			Array.from({ length: MAX_RETIRING_SUBSCRIPTIONS }, (_, index) => `sub-${index + 3}`),
+		);
+	});
+
+	test('get the time of their replacement once, and keep it', () => {
+		const data = staticData();
+		retireSubscription(data, retiring('sub-1'));
+		expect(awaitsReplacement(data)).toBe(true);
+		noteReplacement(data, '2026-11-24T10:00:00Z');
+		retireSubscription(data, retiring('sub-2'));
+		noteReplacement(data, '2026-11-24T11:00:00Z');
+		expect(readRetiringSubscriptions(data).map((entry) => entry.replacedAt)).toEqual([
+			'2026-11-24T10:00:00Z',
+			'2026-11-24T11:00:00Z',
+		]);
+		expect(awaitsReplacement(data)).toBe(false);
+	});
+
+	test('entries that are not retiring subscriptions are ignored, and none means no write', () => {
+		expect(
+			readRetiringSubscriptions({
+				retiringSubscriptions: [null, 'x', { subscriptionId: 'sub-1' }, { ...retiring('ok') }],
+			}).map((entry) => entry.subscriptionId),
+		).toEqual(['ok']);
+		const data = staticData();
+		forgetSubscription(data);
+		expect(awaitsReplacement(data)).toBe(false);
+		expect(data.__dataChanged).toBe(false);
 	});
 });
