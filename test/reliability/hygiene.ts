@@ -1,14 +1,19 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /* eslint-disable @n8n/community-nodes/no-dangerous-functions -- runs the project's own test suites */
 /**
- * Item 7: secret hygiene. The run (and the suites it starts here) use marker secrets: client secrets
- * and tokens made up by the simulator start with a marker, and every simulator records each secret
- * it handles, delivery keys included (test/simulator/secret-record.ts). Every n8n keeps its log,
- * database, workflows and executions when disposed (test/n8n/artifacts.ts). This check runs the
- * unit, integration and end-to-end suites that way, then scans every place a secret could show up
- * for the marker and for each recorded value: test output, n8n's logs, executions and workflows
- * exported through the API, n8n's database files, the simulator's request and delivery logs, the
- * error messages the checks saw, and this run's own output (run.ts keeps a copy) and table.
+ * Item 7: secret hygiene. The run (and the suites scanned with it) use marker secrets: client
+ * secrets and tokens made up by the simulator start with a marker, and every simulator records
+ * each secret it handles, delivery keys included (test/simulator/secret-record.ts). Every n8n keeps
+ * its log, database, workflows and executions when disposed (test/n8n/artifacts.ts). This check
+ * scans every place a secret could show up for the marker and for each recorded value: test
+ * output, n8n's logs, executions and workflows exported through the API, n8n's database files, the
+ * simulator's request and delivery logs, the error messages the checks saw, and this run's own
+ * output (run.ts keeps a copy) and table.
+ *
+ * The suites: `.ci/run` runs every suite once, already with this marker and with its records,
+ * artifacts and output in the folder INVOICING_SECRET_SCAN_DIR names; that folder is scanned here
+ * and nothing runs twice. Without it (`npm run reliability` on its own), this check runs the unit,
+ * integration and end-to-end suites that way itself first.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -20,7 +25,7 @@ import {
 	statSync,
 	writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 import { ARTIFACTS_DIR_ENV, EXPORT_FAILED_FILE } from '../n8n/artifacts';
 import { REPOSITORY } from '../n8n/package';
@@ -28,6 +33,19 @@ import { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from '../simulator';
 import { OWN_OUTPUT_FILE, type RunContext } from './support';
 
 const ITEM = '7 secrets';
+
+/**
+ * A folder of marker-secret runs made before this one (`.ci/run`): `output/<step>.output.txt`
+ * (each step's stdout and stderr), `secrets/` (the simulators' records), `n8n/` (the n8n
+ * artifacts).
+ */
+export const SCAN_DIR_ENV = 'INVOICING_SECRET_SCAN_DIR';
+
+/** The suites whose outputs the scan must find there: `output/<file>.output.txt`, as .ci/run names them. */
+const SCANNED_SUITES = [
+	{ label: 'npm test', file: 'tests' },
+	{ label: 'npm run test:e2e', file: 'e2e' },
+];
 
 interface SuiteRun {
 	label: string;
@@ -109,8 +127,8 @@ function hitsIn(
 	return hits;
 }
 
-export async function hygieneCheck(ctx: RunContext) {
-	const marker = process.env[SECRET_MARKER_ENV] ?? '';
+/** Runs the unit, integration and end-to-end suites with marker secrets, into the work folder. */
+async function runSuites(ctx: RunContext) {
 	const suitesDir = join(ctx.workDir, 'suites');
 	const suites = [
 		await runSuite(
@@ -135,11 +153,55 @@ export async function hygieneCheck(ctx: RunContext) {
 			suite.code === 0,
 		);
 	}
+}
+
+/**
+ * The suites ran before this run, with its marker (`.ci/run`): their outputs must be in `folder`,
+ * and their simulators must have made client secrets with the marker.
+ */
+function checkEarlierSuites(ctx: RunContext, folder: string, marker: string) {
+	const outputs = filesUnder(join(folder, 'output'))
+		.filter((path) => path.endsWith('.output.txt'))
+		.map((path) => basename(path, '.output.txt'));
+	const missing = SCANNED_SUITES.filter((suite) => !outputs.includes(suite.file));
+	ctx.report.check(
+		ITEM,
+		`steps run earlier with this run's marker secrets, scanned here (${SCAN_DIR_ENV})`,
+		outputs.join(', ') || 'none',
+		`${SCANNED_SUITES.map((suite) => suite.file).join(', ')} at least`,
+		missing.length === 0,
+		missing.length
+			? `no output of ${missing.map((suite) => suite.label).join(', ')} in ${folder}/output`
+			: undefined,
+	);
+	// Some tests give a client secret of their own; the ones the simulators made carry the marker.
+	const secrets = recordedSecrets(filesUnder(folder));
+	const clientSecrets = [...secrets].filter(([, kind]) => kind === 'clientSecret');
+	const marked = clientSecrets.filter(([value]) => marker !== '' && value.startsWith(marker));
+	ctx.report.check(
+		ITEM,
+		"client secrets those steps' simulators handled / carrying this run's marker",
+		`${clientSecrets.length} / ${marked.length}`,
+		'> 0 / > 0',
+		marked.length > 0,
+	);
+}
+
+export async function hygieneCheck(ctx: RunContext) {
+	const marker = process.env[SECRET_MARKER_ENV] ?? '';
+	const earlier = process.env[SCAN_DIR_ENV];
+	if (earlier) checkEarlierSuites(ctx, earlier, marker);
+	else await runSuites(ctx);
 
 	writeFileSync(join(ctx.workDir, 'own', 'error-messages.txt'), ctx.errorMessages.join('\n'));
 	// The table as it stands (every check but this one), before anything redacts it for printing.
 	writeFileSync(join(ctx.workDir, 'own', 'report-so-far.txt'), ctx.report.table());
-	const files = filesUnder(ctx.workDir);
+	const roots = earlier ? [ctx.workDir, earlier] : [ctx.workDir];
+	const files = roots.flatMap(filesUnder);
+	const named = (path: string) => {
+		const root = roots.find((candidate) => path.startsWith(`${candidate}/`)) ?? '';
+		return `${root === ctx.workDir ? '' : 'earlier: '}${path.slice(root.length + 1)}`;
+	};
 	const secrets = recordedSecrets(files);
 	const lengths = [...new Set([...secrets.keys()].map((value) => value.length))];
 	const kinds = new Map<string, number>();
@@ -169,10 +231,7 @@ export async function hygieneCheck(ctx: RunContext) {
 	// exported places fail on it instead of scanning what is left.
 	const exportFailures = files
 		.filter((path) => path.endsWith(EXPORT_FAILED_FILE))
-		.map(
-			(path) =>
-				`${path.slice(ctx.workDir.length + 1)}: ${readFileSync(path, 'utf8').trim().slice(0, 160)}`,
-		);
+		.map((path) => `${named(path)}: ${readFileSync(path, 'utf8').trim().slice(0, 160)}`);
 	const places: Array<{ label: string; test: (path: string) => boolean; exported?: boolean }> = [
 		{
 			label: 'test output (the suites’ stdout and stderr)',
@@ -211,7 +270,7 @@ export async function hygieneCheck(ctx: RunContext) {
 			const text = readFileSync(file, 'latin1');
 			bytes += statSync(file).size;
 			for (const hit of hitsIn(text, marker, secrets, lengths))
-				found.push(`${file.slice(ctx.workDir.length + 1)}: ${hit}`);
+				found.push(`${named(file)}: ${hit}`);
 		}
 		const failedExports = place.exported ? exportFailures : [];
 		ctx.report.check(

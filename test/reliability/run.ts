@@ -12,7 +12,8 @@
  *
  * Speed goals (latency and wall-time ratios) are judged at full size only; at CI size they are
  * reported. Every run uses marker secrets (see test/simulator/secret-record.ts) and ends with the
- * secret-hygiene scan of everything it and the test suites wrote. Exit code 1 when a goal is missed.
+ * secret-hygiene scan of everything it and the test suites wrote (under .ci/run, the suites that
+ * ran earlier in the same CI run: see hygiene.ts). Exit code 1 when a goal is missed.
  * KEEP_WORK=1 keeps the run's temporary folder (it holds throw-away test secrets).
  * Everything the run writes to stdout and stderr is also kept in that folder for the secret scan,
  * and passes through `printable` first. Ctrl-C (SIGINT) or SIGTERM stops every n8n and simulator
@@ -90,8 +91,9 @@ async function main() {
 	// Registered first, so that an interrupt removes the folders after n8n and the simulators stopped.
 	onShutdown(removeFolders);
 	handleSignals();
-	// Marker secrets and records for the secret-hygiene scan, for every simulator and n8n of this run.
-	process.env[SECRET_MARKER_ENV] = `Mk${randomBytes(5).toString('hex')}Mk`;
+	// Marker secrets and records for the secret-hygiene scan, for every simulator and n8n of this
+	// run. Under .ci/run the marker is the one every suite of the CI run used (hygiene.ts).
+	process.env[SECRET_MARKER_ENV] ||= `Mk${randomBytes(5).toString('hex')}Mk`;
 	process.env[SECRET_RECORD_DIR_ENV] = join(workDir, 'own', 'secrets');
 	process.env[ARTIFACTS_DIR_ENV] = join(workDir, 'own', 'n8n');
 	mkdirSync(process.env[ARTIFACTS_DIR_ENV], { recursive: true });
