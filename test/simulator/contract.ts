@@ -132,12 +132,12 @@ export interface AssetFilters {
 	updatedTo?: string;
 }
 
-/** The page envelope of every list. */
+/** The page envelope of every list; `totalItems` is null from a service that does not count. */
 export interface Page<T> {
 	items: T[];
 	page: number;
 	pageSize: number;
-	totalItems: number;
+	totalItems: number | null;
 }
 
 /** The assets an invoice bills: its lines' asset IDs, once each. */

@@ -6,7 +6,7 @@ import { Agent, request } from 'undici';
 
 import type { Asset, Invoice, Subscription } from './contract';
 import type { ContractDeviation, ContractViolation } from './contract-check';
-import type { AssetChanges } from './data';
+import type { AssetChanges, InvoiceEdits } from './data';
 import type {
 	ActiveFault,
 	ClientRecordJson,
@@ -18,6 +18,7 @@ import type {
 	FaultRule,
 	IssueInvoiceInput,
 	ListPagingDeviation,
+	ListShape,
 	LogResponse,
 	RequestLogFilter,
 	SimulatorState,
@@ -122,6 +123,32 @@ export class SimulatorControlClient {
 			`/control/invoices/${encodeURIComponent(invoiceNumber)}/${change}`,
 			options,
 		);
+	}
+
+	/** Edits an invoice in any status (its due date a week on unless `edits` say); no event. */
+	editInvoice(invoiceNumber: string, edits: InvoiceEdits = {}): Promise<{ invoice: Invoice }> {
+		return this.call('POST', `/control/invoices/${encodeURIComponent(invoiceNumber)}/edit`, {
+			edits,
+		});
+	}
+
+	/** Gives a record another `updatedAt`, as it is (see Simulator.restamp). */
+	restamp(
+		kind: 'invoice' | 'asset',
+		id: string,
+		updatedAt: string,
+		options: { deviation?: string } = {},
+	): Promise<{ invoice?: Invoice; asset?: Asset }> {
+		const resource = kind === 'invoice' ? 'invoices' : 'assets';
+		return this.call('POST', `/control/${resource}/${encodeURIComponent(id)}/restamp`, {
+			updatedAt,
+			...options,
+		});
+	}
+
+	/** The order and counting of the invoice and asset lists (within the contract). */
+	setListShape(shape: Partial<ListShape>): Promise<void> {
+		return this.call('POST', '/control/lists', shape);
 	}
 
 	/** Updates (the next site unless `changes` say) or retires an asset, which also emits the event. */

@@ -22,8 +22,11 @@
  *   POST   /control/events                    { eventType, data?, waitForDelivery?, deviation? } -> 201 EmittedEventJson
  *   GET    /control/contract                  { violations, deviations } of the contract check
  *   POST   /control/invoices/:number/pay      { waitForDelivery? } -> { invoice, event } (also /cancel)
+ *   POST   /control/invoices/:number/edit     { edits? } -> { invoice } (no event)
  *   POST   /control/assets/:id/update         { changes?, waitForDelivery? } -> { asset, event }
  *   POST   /control/assets/:id/retire         { waitForDelivery? } -> { asset, event }
+ *   POST   /control/invoices/:number/restamp  { updatedAt, deviation? } -> { invoice } (also assets)
+ *   POST   /control/lists                     Partial<ListShape> (order, totalItems) -> 204
  *   GET    /control/deliveries?eventId=&subscriptionId=   { inFlight, options, entries }
  *   DELETE /control/deliveries                clear the attempts log -> 204
  *   POST   /control/deliveries/options        Partial<DeliveryOptions> -> DeliveryOptions
@@ -36,7 +39,7 @@
  */
 import type { IncomingMessage, ServerResponse } from '../tools/node-apis';
 
-import type { AssetChanges } from './data';
+import type { AssetChanges, InvoiceEdits } from './data';
 import { clientJson } from './identity';
 import { readBody, serviceError, writeResponse, type SimResponse } from './http-util';
 import type { Simulator } from './index';
@@ -50,6 +53,7 @@ import {
 	type Environment,
 	type FaultRule,
 	type ListPagingDeviation,
+	type ListShape,
 	type LoggedRoute,
 	type RequestLogFilter,
 } from './types';
@@ -165,6 +169,24 @@ async function handleControl(sim: Simulator, req: IncomingMessage): Promise<SimR
 				event: await eventJson(changed.event, body.waitForDelivery === true),
 			});
 		}
+		case 'POST invoices/:id/edit':
+			return ok({ invoice: sim.editInvoice(id, (body.edits ?? {}) as InvoiceEdits) });
+		case 'POST invoices/:id/restamp':
+		case 'POST assets/:id/restamp': {
+			if (typeof body.updatedAt !== 'string') throw new Error('updatedAt must be a string.');
+			const record = sim.restamp(
+				resource === 'invoices' ? 'invoice' : 'asset',
+				id,
+				body.updatedAt,
+				{
+					deviation: optionalString(body.deviation, 'deviation'),
+				},
+			);
+			return ok(resource === 'invoices' ? { invoice: record } : { asset: record });
+		}
+		case 'POST lists':
+			sim.setListShape(readListShape(body));
+			return { status: 204 };
 		case 'POST assets/:id/update':
 		case 'POST assets/:id/retire': {
 			const changed =
@@ -308,6 +330,23 @@ function readListPaging(value: unknown): ListPagingDeviation | undefined {
 	throw new Error(
 		"listPaging must be null, { mode: 'ignore-paging' } or { mode: 'ignore-page', totalItems: 'reported' | 'null' }.",
 	);
+}
+
+function readListShape(body: Record<string, unknown>): Partial<ListShape> {
+	const shape: Partial<ListShape> = {};
+	if (body.order !== undefined) {
+		if (!['id', 'updatedAt', 'updatedAt-desc'].includes(body.order as string)) {
+			throw new Error("order must be 'id', 'updatedAt' or 'updatedAt-desc'.");
+		}
+		shape.order = body.order as ListShape['order'];
+	}
+	if (body.totalItems !== undefined) {
+		if (body.totalItems !== 'counted' && body.totalItems !== 'null') {
+			throw new Error("totalItems must be 'counted' or 'null'.");
+		}
+		shape.totalItems = body.totalItems;
+	}
+	return shape;
 }
 
 function optionalString(value: unknown, name: string): string | undefined {

@@ -10,11 +10,12 @@
  * - An invoice line bills one asset of the invoice's own customer, or none (`assetId: null`,
  *   a service fee). A cancelled invoice has no `dueDate`.
  * - Records are frozen: readers get the stored objects and cannot change them. A change (an
- *   invoice paid or cancelled, an asset updated or retired) replaces the record with a new one
- *   whose `updatedAt` is the simulated time, and always later than the one before (one second
- *   on when two changes fall in the same second).
- * - updatedFrom/updatedTo bound `updatedAt` inclusively. Lists stay in id order, so a change
- *   never moves a record between pages; new invoices come last.
+ *   invoice paid, cancelled or edited, an asset updated or retired) replaces the record with a new
+ *   one whose `updatedAt` is the simulated time of the change, to the second: two changes within
+ *   one second carry the same `updatedAt` (the contract's one-second resolution). A record in a
+ *   final state (paid, cancelled, retired) may still be edited.
+ * - updatedFrom/updatedTo bound `updatedAt` inclusively. Lists are in id order unless a test asks
+ *   for another (`ListShape.order`: no order is part of the contract); new invoices come last.
  */
 import {
 	ASSET_STATUSES,
@@ -30,7 +31,7 @@ import {
 	type Page,
 } from './contract';
 import { createRandom, type Random } from './random';
-import type { IssueInvoiceInput } from './types';
+import type { IssueInvoiceInput, ListOrder } from './types';
 
 /** Every field of the contract's records; the compiler checks that none is missing. */
 export const INVOICE_FIELDS = Object.keys({
@@ -268,12 +269,23 @@ export class DataStore {
 		this.deviations.set(record, reason);
 	}
 
+	/** A record marked as breaking the contract stays marked through its later changes. */
+	private carryDeviation(previous: object, changed: object) {
+		const reason = this.deviations.get(previous);
+		if (reason !== undefined && !this.deviations.has(changed)) this.deviations.set(changed, reason);
+	}
+
 	/** Why a record breaks the contract on purpose; undefined for a record that keeps it. */
 	deviationOf(record: unknown): string | undefined {
 		return typeof record === 'object' && record !== null ? this.deviations.get(record) : undefined;
 	}
 
-	listInvoices(filters: InvoiceFilters, page: number, pageSize: number): Page<Invoice> {
+	listInvoices(
+		filters: InvoiceFilters,
+		page: number,
+		pageSize: number,
+		order: ListOrder = 'id',
+	): Page<Invoice> {
 		const matches = (invoice: Invoice) =>
 			(filters.status === undefined || invoice.status === filters.status) &&
 			(filters.customerNumber === undefined || invoice.customerNumber === filters.customerNumber) &&
@@ -285,10 +297,16 @@ export class DataStore {
 			Object.keys(filters).length > 0 ? matches : undefined,
 			page,
 			pageSize,
+			order,
 		);
 	}
 
-	listAssets(filters: AssetFilters, page: number, pageSize: number): Page<Asset> {
+	listAssets(
+		filters: AssetFilters,
+		page: number,
+		pageSize: number,
+		order: ListOrder = 'id',
+	): Page<Asset> {
 		const matches = (asset: Asset) =>
 			(filters.status === undefined || asset.status === filters.status) &&
 			(filters.type === undefined || asset.type === filters.type) &&
@@ -301,6 +319,7 @@ export class DataStore {
 			Object.keys(filters).length > 0 ? matches : undefined,
 			page,
 			pageSize,
+			order,
 		);
 	}
 
@@ -318,12 +337,48 @@ export class DataStore {
 	}
 
 	/**
-	 * Changes an asset that is not retired: the given fields, else it moves to the next site. The
-	 * status may become active or inactive here; retiring is `retireAsset`.
+	 * Edits an invoice in any status, a correction that leaves its status as it is: the given
+	 * fields, else its due date moves a week on (its total rises by 1 when it has no due date).
+	 */
+	editInvoice(invoiceNumber: string, now: Date, edits: InvoiceEdits = {}): Invoice {
+		const invoice = this.invoiceIndex.get(invoiceNumber);
+		if (!invoice) throw new Error(`Invoice '${invoiceNumber}' was not found.`);
+		const given = Object.fromEntries(
+			Object.entries(edits).filter(([, value]) => value !== undefined),
+		);
+		const correction =
+			Object.keys(given).length > 0
+				? given
+				: invoice.dueDate !== null
+					? { dueDate: toServiceTimestamp(new Date(Date.parse(invoice.dueDate) + 7 * DAY_MS)) }
+					: { totalAmount: round2(invoice.totalAmount + 1) };
+		return this.replaceInvoice({ ...invoice, ...correction }, now);
+	}
+
+	/**
+	 * Gives a record another `updatedAt`, as it is (a test's untrustworthy stamp: in the future, in
+	 * the past, or in another form); nothing else changes. Lists filter it by the moment it means,
+	 * or as text when it means none.
+	 */
+	restamp(kind: 'invoice' | 'asset', id: string, updatedAt: string): Invoice | Asset {
+		if (kind === 'invoice') {
+			const invoice = this.invoiceIndex.get(id);
+			if (!invoice) throw new Error(`Invoice '${id}' was not found.`);
+			return this.replaceInvoice({ ...invoice, updatedAt }, undefined);
+		}
+		return this.replaceAsset({ ...this.requireAsset(id), updatedAt }, undefined);
+	}
+
+	/**
+	 * Changes an asset: the given fields, else it moves to the next site. The status of an asset
+	 * that is not retired may become active or inactive here (retiring is `retireAsset`); a retired
+	 * asset may be edited but keeps its status.
 	 */
 	updateAsset(assetId: string, now: Date, changes: AssetChanges = {}): Asset {
 		const asset = this.requireAsset(assetId);
-		if (asset.status === 'retired') throw new Error(`Asset '${assetId}' is retired.`);
+		if (asset.status === 'retired' && changes.status !== undefined) {
+			throw new Error(`Asset '${assetId}' is retired; an edit keeps that status.`);
+		}
 		if (changes.status !== undefined && !['active', 'inactive'].includes(changes.status)) {
 			throw new Error('An update sets the status to active or inactive; retire with retire.');
 		}
@@ -355,13 +410,18 @@ export class DataStore {
 				`Invoice '${invoiceNumber}' is ${invoice.status}; only an issued or overdue invoice can become ${status}.`,
 			);
 		}
-		const changed = deepFreeze({
-			...change(invoice),
-			status,
-			updatedAt: nextUpdatedAt(invoice.updatedAt, now),
-		});
-		this.invoiceList[this.invoiceList.indexOf(invoice)] = changed;
-		this.invoiceIndex.set(invoiceNumber, changed);
+		return this.replaceInvoice({ ...change(invoice), status }, now);
+	}
+
+	/** Stores a changed invoice, stamped `now` (as it is when `now` is undefined). */
+	private replaceInvoice(invoice: Invoice, now: Date | undefined): Invoice {
+		const previous = this.invoiceIndex.get(invoice.invoiceNumber) as Invoice;
+		const changed = deepFreeze(
+			now === undefined ? invoice : { ...invoice, updatedAt: toServiceTimestamp(now) },
+		);
+		this.invoiceList[this.invoiceList.indexOf(previous)] = changed;
+		this.invoiceIndex.set(invoice.invoiceNumber, changed);
+		this.carryDeviation(previous, changed);
 		return changed;
 	}
 
@@ -371,11 +431,15 @@ export class DataStore {
 		return asset;
 	}
 
-	private replaceAsset(asset: Asset, now: Date): Asset {
+	/** Stores a changed asset, stamped `now` (as it is when `now` is undefined). */
+	private replaceAsset(asset: Asset, now: Date | undefined): Asset {
 		const previous = this.requireAsset(asset.assetId);
-		const changed = deepFreeze({ ...asset, updatedAt: nextUpdatedAt(previous.updatedAt, now) });
+		const changed = deepFreeze(
+			now === undefined ? asset : { ...asset, updatedAt: toServiceTimestamp(now) },
+		);
 		this.assetList[this.assetList.indexOf(previous)] = changed;
 		this.assetIndex.set(asset.assetId, changed);
+		this.carryDeviation(previous, changed);
 		const owned = this.assetsByCustomer.get(asset.customerNumber) ?? [];
 		const at = owned.indexOf(previous);
 		if (at !== -1) owned[at] = changed;
@@ -444,6 +508,9 @@ export class DataStore {
 	}
 }
 
+/** The fields `editInvoice` may change. */
+export type InvoiceEdits = Partial<Pick<Invoice, 'dueDate' | 'totalAmount' | 'taxAmount'>>;
+
 /** The fields `updateAsset` may change. */
 export type AssetChanges = Partial<
 	Pick<Asset, 'site' | 'model' | 'serialNumber' | 'contractEnd'>
@@ -456,16 +523,17 @@ function isUpdatedWithin(
 	filters: { updatedFrom?: string; updatedTo?: string },
 ): boolean {
 	return (
-		(filters.updatedFrom === undefined || record.updatedAt >= filters.updatedFrom) &&
-		(filters.updatedTo === undefined || record.updatedAt <= filters.updatedTo)
+		(filters.updatedFrom === undefined ||
+			compareStamps(record.updatedAt, filters.updatedFrom) >= 0) &&
+		(filters.updatedTo === undefined || compareStamps(record.updatedAt, filters.updatedTo) <= 0)
 	);
 }
 
-/** The simulated time, as a service timestamp, but always after `previous`. */
-function nextUpdatedAt(previous: string, now: Date): string {
-	const stamp = toServiceTimestamp(now);
-	if (stamp > previous) return stamp;
-	return toServiceTimestamp(new Date(Date.parse(previous) + 1000));
+/** Two stamps by the moment they mean; as text when one is no time (a test's broken stamp). */
+function compareStamps(a: string, b: string): number {
+	const [first, second] = [Date.parse(a), Date.parse(b)];
+	if (Number.isFinite(first) && Number.isFinite(second)) return first - second;
+	return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function generateAsset(random: Random, assetId: string, customer: Customer): Asset {
@@ -529,13 +597,25 @@ function seededStatus(random: Random, recent: boolean): InvoiceStatus {
 	return random.chance(0.88) ? 'paid' : 'overdue';
 }
 
-function paginate<T>(
+function paginate<T extends { updatedAt: string }>(
 	list: readonly T[],
 	matches: ((item: T) => boolean) | undefined,
 	page: number,
 	pageSize: number,
+	order: ListOrder,
 ): Page<T> {
-	const selected = matches ? list.filter(matches) : list;
+	const filtered = matches ? list.filter(matches) : list;
+	const selected =
+		order === 'id'
+			? filtered
+			: filtered
+					.map((item, index) => ({ item, index }))
+					.sort(
+						(a, b) =>
+							compareStamps(a.item.updatedAt, b.item.updatedAt) *
+								(order === 'updatedAt' ? 1 : -1) || a.index - b.index,
+					)
+					.map(({ item }) => item);
 	const start = (page - 1) * pageSize;
 	return {
 		items: selected.slice(start, start + pageSize),

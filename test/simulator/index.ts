@@ -44,7 +44,7 @@ import {
 	type ContractViolation,
 	type ToleranceFilter,
 } from './contract-check';
-import { DataStore, DEFAULT_SEED, type AssetChanges } from './data';
+import { DataStore, DEFAULT_SEED, type AssetChanges, type InvoiceEdits } from './data';
 import { DeliveryEngine } from './deliveries';
 import { FaultInjector } from './faults';
 import { clientJson, ClientRegistry, TokenStore } from './identity';
@@ -72,6 +72,7 @@ import type {
 	IssuedInvoice,
 	IssueInvoiceInput,
 	ListPagingDeviation,
+	ListShape,
 	LoggedRoute,
 	RequestLogEntry,
 	RequestLogFilter,
@@ -90,7 +91,16 @@ export {
 export { DEFAULT_SCOPE } from './identity';
 export { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from './secret-record';
 export { DEFAULT_PAGE_SIZE, SANDBOX_PATH_PREFIX } from './routes';
-export { ASSET_FIELDS, INVOICE_FIELDS, INVOICE_LINE_FIELDS, type AssetChanges } from './data';
+export {
+	ASSET_FIELDS,
+	INVOICE_FIELDS,
+	INVOICE_LINE_FIELDS,
+	type AssetChanges,
+	type InvoiceEdits,
+} from './data';
+
+/** How the lists answer unless a test says otherwise. */
+const CONTRACT_LIST_SHAPE: ListShape = { order: 'id', totalItems: 'counted' };
 
 /** Env var naming a folder with ca.pem and ca.key; see test/tools/with-test-ca.ts. */
 export const CA_DIR_ENV = 'INVOICING_SIM_CA_DIR';
@@ -196,12 +206,31 @@ export interface Simulator {
 	payInvoice(invoiceNumber: string): IssuedInvoice;
 	/** Cancels an issued or overdue invoice and emits invoice.cancelled. */
 	cancelInvoice(invoiceNumber: string): IssuedInvoice;
-	/** Changes an asset that is not retired (the next site unless `changes` say) and emits asset.updated. */
+	/**
+	 * Edits an invoice in any status (its due date a week on unless `edits` say); its status stays.
+	 * No event is emitted: the contract has none for an edit.
+	 */
+	editInvoice(invoiceNumber: string, edits?: InvoiceEdits): Invoice;
+	/**
+	 * Changes an asset (the next site unless `changes` say; a retired asset keeps its status) and
+	 * emits asset.updated.
+	 */
 	updateAsset(assetId: string, changes?: AssetChanges): ChangedAsset;
 	/** Retires an asset and emits asset.retired. */
 	retireAsset(assetId: string): ChangedAsset;
 	/** Deletes an asset (no event): its get answers 404; invoices billing it keep their lines. */
 	deleteAsset(assetId: string): boolean;
+	/**
+	 * Gives a record another `updatedAt`, as it is (a stamp a service should not give: in the
+	 * future, going back, or in another form); nothing else changes and no event is emitted.
+	 * `deviation`: why the stamp breaks the contract (its form), so answers carrying it are exempt.
+	 */
+	restamp(
+		kind: 'invoice' | 'asset',
+		id: string,
+		updatedAt: string,
+		options?: { deviation?: string },
+	): Invoice | Asset;
 	/** Every client's subscriptions; `create` and `insert` name the owning client's ID. */
 	subscriptions: SubscriptionStore;
 	/**
@@ -214,6 +243,11 @@ export interface Simulator {
 	 * differently from the contract; undefined restores the contract's paging.
 	 */
 	setListPagingDeviation(deviation: ListPagingDeviation | undefined): void;
+	/**
+	 * The order and counting of the invoice and asset lists, within the contract (which assumes no
+	 * order and allows a null `totalItems`); what is not given is the default: by id, counted.
+	 */
+	setListShape(shape: Partial<ListShape>): void;
 	/**
 	 * Makes a subscription create commit late: it answers at once, but the subscription exists
 	 * only `ms` later (real time). undefined: at once again.
@@ -294,8 +328,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		},
 	);
 	const urls = { service: '' };
-	const listing: { pageSize?: number; deviation?: ListPagingDeviation; commitDelayMs?: number } =
-		{};
+	const listing: {
+		pageSize?: number;
+		deviation?: ListPagingDeviation;
+		commitDelayMs?: number;
+		shape: ListShape;
+	} = { shape: { ...CONTRACT_LIST_SHAPE } };
 	const routeContext = {
 		clock,
 		clients,
@@ -311,6 +349,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		subscriptionListPageSize: () => listing.pageSize,
 		onRequest: options.onRequest,
 		listPagingDeviation: () => listing.deviation,
+		listShape: () => listing.shape,
 		createCommitDelayMs: () => listing.commitDelayMs,
 	};
 
@@ -429,6 +468,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			const invoice = data.cancelInvoice(invoiceNumber, clock.now());
 			return { invoice, event: deliveries.emit('invoice.cancelled', invoiceEventData(invoice)) };
 		},
+		editInvoice: (invoiceNumber, edits) => data.editInvoice(invoiceNumber, clock.now(), edits),
 		updateAsset: (assetId, changes) => {
 			const asset = data.updateAsset(assetId, clock.now(), changes);
 			return { asset, event: deliveries.emit('asset.updated', { ...asset }) };
@@ -438,6 +478,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			return { asset, event: deliveries.emit('asset.retired', { ...asset }) };
 		},
 		deleteAsset: (assetId) => data.deleteAsset(assetId),
+		restamp: (kind, id, updatedAt, restampOptions = {}) => {
+			const record = data.restamp(kind, id, updatedAt);
+			if (restampOptions.deviation) data.markDeviation(record, restampOptions.deviation);
+			return record;
+		},
 		emitEvent: (eventType, eventData, emitOptions) =>
 			deliveries.emit(eventType, eventData, emitOptions),
 		subscriptions,
@@ -460,6 +505,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		},
 		setListPagingDeviation: (deviation) => {
 			listing.deviation = deviation === undefined ? undefined : { ...deviation };
+		},
+		setListShape: (shape) => {
+			listing.shape = { ...CONTRACT_LIST_SHAPE, ...shape };
 		},
 		faults: {
 			add: (rule) => faults.add(rule),

@@ -23,6 +23,8 @@
  *   `subscriptionListPageSize` (a test setting) makes it answer the page envelope instead.
  * - issuedFrom and issuedTo are inclusive bounds on issueDate; issuedFrom after issuedTo is a 400.
  *   updatedFrom and updatedTo (invoices and assets) are inclusive bounds on updatedAt, likewise.
+ * - Every answer carries the simulated time in its `Date` header, as a service's answers carry
+ *   its own clock's time.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -77,6 +79,7 @@ import type {
 	ArrivingRequest,
 	Environment,
 	ListPagingDeviation,
+	ListShape,
 	RequestLogEntry,
 	RouteName,
 } from './types';
@@ -107,6 +110,8 @@ export interface RouteContext {
 	createCommitDelayMs: () => number | undefined;
 	/** When set, the invoice and asset lists page differently from the contract (a test switch). */
 	listPagingDeviation: () => ListPagingDeviation | undefined;
+	/** The order and counting of the invoice and asset lists (test switches within the contract). */
+	listShape: () => ListShape;
 	/** The production service URL, for Location headers. */
 	serviceUrl: () => string;
 	/** Told of each request as it arrives (SimulatorOptions.onRequest). */
@@ -257,7 +262,11 @@ async function handle(
 	const received = { server: listener, method, path: contractPath };
 	let operation: OpenApiOperation | undefined;
 	ctx.onRequest?.({ route: entry.route, method, remotePort: entry.remotePort });
-	const finish = (response: SimResponse | null) => {
+	const finish = (answer: SimResponse | null) => {
+		const response = answer && {
+			...answer,
+			headers: { date: ctx.clock.now().toUTCString(), ...answer.headers },
+		};
 		if (response) {
 			writeResponse(res, response);
 			if (entry.fault !== 'status') {
@@ -547,7 +556,7 @@ function handleService(
 			const bad = checkInvoiceFilters(filters);
 			if (bad) return bad;
 			return deviatingList(ctx, query, (page, pageSize) =>
-				ctx.data.listInvoices(filters, page, pageSize),
+				ctx.data.listInvoices(filters, page, pageSize, ctx.listShape().order),
 			);
 		}
 		case 'assets.list': {
@@ -560,7 +569,7 @@ function handleService(
 			const badRange = checkTimeRange({ ...filters }, 'updatedFrom', 'updatedTo');
 			if (badRange) return badRange;
 			return deviatingList(ctx, query, (page, pageSize) =>
-				ctx.data.listAssets(filters, page, pageSize),
+				ctx.data.listAssets(filters, page, pageSize, ctx.listShape().order),
 			);
 		}
 		default:
@@ -575,10 +584,14 @@ function handleService(
 function deviatingList(
 	ctx: RouteContext,
 	query: { page: number; pageSize: number },
-	list: (page: number, pageSize: number) => { items: unknown[]; totalItems: number },
+	list: (page: number, pageSize: number) => { items: unknown[]; totalItems: number | null },
 ): SimResponse {
 	const deviation = ctx.listPagingDeviation();
-	if (!deviation) return { status: 200, body: list(query.page, query.pageSize) };
+	if (!deviation) {
+		const answer = list(query.page, query.pageSize);
+		const counted = ctx.listShape().totalItems === 'counted';
+		return { status: 200, body: counted ? answer : { ...answer, totalItems: null } };
+	}
 	if (deviation.mode === 'ignore-paging') {
 		const whole = list(FIRST_PAGE, Number.MAX_SAFE_INTEGER);
 		return {

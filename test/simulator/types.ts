@@ -97,6 +97,22 @@ export type ListPagingDeviation =
 	| { mode: 'ignore-paging' }
 	| { mode: 'ignore-page'; totalItems: 'reported' | 'null' };
 
+/**
+ * The order of list answers (the contract assumes none): by id (the default), or by `updatedAt`
+ * (oldest or newest first, ties by id), where a record that changes moves to the other end.
+ */
+export type ListOrder = 'id' | 'updatedAt' | 'updatedAt-desc';
+
+/**
+ * How the invoice and asset lists answer, within the contract (test switches): the order of their
+ * records (none is part of the contract; by id unless set), and whether `totalItems` is counted
+ * or `null` (a service that does not count).
+ */
+export interface ListShape {
+	order: ListOrder;
+	totalItems: 'counted' | 'null';
+}
+
 /* -------------------------------------------------------------- request log */
 
 export interface RequestLogEntry {
