@@ -12,4 +12,7 @@ export const RESPONSE_HEADERS_REACH_THE_NODE = ENGINE === '2.x';
 /** n8n 1.x's execution engine reports parameter issues without the parameter's message. */
 export const PARAMETER_ISSUES_ARE_NAMED = ENGINE === '2.x';
 
+/** n8n 1.x gives a poll no budget (getPollBudgetMs came with 2.38); the trigger then takes its own bound. */
+export const POLL_BUDGET_REACHES_THE_NODE = ENGINE === '2.x';
+
 export const testNeeding2x = (available: boolean) => (available ? test : test.skip);

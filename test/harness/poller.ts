@@ -38,6 +38,8 @@ export class PollingWorkflow {
 		private readonly harness: Harness,
 		private readonly credential: INodeCredentialsDetails,
 		private readonly parameters: IDataObject,
+		/** What n8n's getPollBudgetMs answers (2.x engine); n8n-core's default (5 minutes) when not given. */
+		private readonly pollBudgetMs?: number,
 	) {}
 
 	/** Publishing (or n8n starting with the workflow published): the activation poll. */
@@ -107,7 +109,23 @@ export class PollingWorkflow {
 		const node = workflow.getNode(POLLING_NODE_NAME) as INode;
 		const workflowData = { id: workflow.id, name: workflow.name } as IWorkflowBase;
 		const additionalData = this.harness.additionalData(mode, 'poll', workflowData);
-		return new PollContext(workflow, node, additionalData, mode, activation);
+		if (this.pollBudgetMs === undefined) {
+			return new PollContext(workflow, node, additionalData, mode, activation);
+		}
+		const budget = this.pollBudgetMs;
+		return new PollContext(
+			workflow,
+			node,
+			additionalData,
+			mode,
+			activation,
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			() => budget,
+		);
 	}
 
 	private nodeType(workflow: Workflow) {

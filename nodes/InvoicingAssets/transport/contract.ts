@@ -98,6 +98,15 @@ export function toServiceTimestamp(date: Date): string {
 	return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/**
+ * assumed: list answers carry the service's clock in the HTTP `Date` header (RFC 9110 has every
+ * origin server with a clock send it); the same clock stamps `updatedAt`.
+ */
+export const SERVICE_TIME_HEADER = 'date';
+
+/** assumed: a change is listed (found by `updatedFrom`) within this long of its `updatedAt`. */
+export const CHANGE_LISTED_WITHIN_MS = 5 * 60_000;
+
 /* ------------------------------------------------------------------------ records */
 
 /** assumed */
@@ -133,8 +142,10 @@ export const INVOICE_NUMBER_PATTERN = '[A-Za-z0-9][A-Za-z0-9._/-]{0,63}';
 /**
  * assumed: list filters of the invoices endpoint. `issuedFrom`/`issuedTo` bound `issueDate`,
  * `updatedFrom`/`updatedTo` bound `updatedAt`; both inclusive, as service timestamps.
- * `updatedAt` (invoices and assets) is the service's time of a record's last change and moves on
- * with every change; `issueDate` is the moment of issue. No list order is assumed.
+ * `updatedAt` (invoices and assets) is the service's time of a record's last change, to the
+ * second: it moves on with every change, but two changes within one second may carry the same
+ * one. `issueDate` is the moment of issue, which may lie long before the invoice is first
+ * listed. No list order is assumed.
  */
 export interface InvoiceFilters {
 	issuedFrom?: string;
@@ -181,12 +192,15 @@ export interface AssetFilters {
 
 /* -------------------------------------------------------------------------- pages */
 
-/** assumed: list endpoints answer with this envelope; `page` starts at 1. */
+/**
+ * assumed: list endpoints answer with this envelope; `page` starts at 1. `totalItems` is null
+ * from a service that does not count (spec: empty fields are null). No order is assumed.
+ */
 export interface Page<T> {
 	items: T[];
 	page: number;
 	pageSize: number;
-	totalItems: number;
+	totalItems: number | null;
 }
 
 export const FIRST_PAGE = 1;

@@ -220,7 +220,18 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 		description: `${serviceSays}${hint}${retried}${unconfirmed}`,
 		httpCode: String(status),
 		itemIndex,
+		failure: waitFailure(status, waitAsked),
 	});
+}
+
+/**
+ * Why a request the service asked to wait for failed, as n8n 2.x reads it from the error (its
+ * poll scheduler then waits at least that long before the next poll); n8n 1.x ignores it.
+ */
+function waitFailure(status: number, retryAfterMs: number | undefined) {
+	if (!RETRYABLE_STATUSES.includes(status)) return undefined;
+	const cause = status === 429 ? ('rate-limited' as const) : ('temporarily-unavailable' as const);
+	return retryAfterMs !== undefined && retryAfterMs > 0 ? { cause, retryAfterMs } : { cause };
 }
 
 function headerValue(

@@ -57,7 +57,15 @@ export interface ServiceRequest {
 	/** Names the record in a "not found" message, e.g. "Invoice 'INV-1'". */
 	subject?: string;
 	itemIndex?: number;
+	/**
+	 * Epoch ms by which the request must be done (e.g. a poll's budget): no retry waits past it,
+	 * and an attempt is given up DEADLINE_GRACE_MS after it.
+	 */
+	deadline?: number;
 }
+
+/** How long an attempt may run past its request's deadline before it is given up. */
+export const DEADLINE_GRACE_MS = 1000;
 
 /**
  * Token renewals in progress in this n8n process, per credential: each resolves to the new token
@@ -112,7 +120,7 @@ export class ServiceClient {
 			headers: { Accept: JSON_MEDIA_TYPE },
 			json: true,
 			returnFullResponse: true,
-			timeout: REQUEST_TIMEOUT_MS,
+			timeout: this.timeoutBefore(request.deadline),
 			// The service answers in place; a redirect would carry the bearer token to another address.
 			disableFollowRedirect: true,
 		};
@@ -135,13 +143,27 @@ export class ServiceClient {
 					elapsedMs,
 					this.retryPolicy,
 				);
-				if (delay === undefined) throw this.toError(failure, request, attempt, elapsedMs);
+				const pastDeadline =
+					request.deadline !== undefined &&
+					delay !== undefined &&
+					Date.now() + delay >= request.deadline;
+				if (delay === undefined || pastDeadline) {
+					throw this.toError(failure, request, attempt, elapsedMs, options.timeout);
+				}
+				options.timeout = this.timeoutBefore(request.deadline, delay);
 				earlierAttemptMayHaveActed ||= mayHaveActed(failure);
 				if (!(await this.waitUnlessCancelled(delay))) {
-					throw this.toError(failure, request, attempt, elapsedMs);
+					throw this.toError(failure, request, attempt, elapsedMs, options.timeout);
 				}
 			}
 		}
+	}
+
+	/** The time an attempt starting after `waitMs` may take: the usual limit, within the deadline. */
+	private timeoutBefore(deadline: number | undefined, waitMs = 0): number {
+		if (deadline === undefined) return REQUEST_TIMEOUT_MS;
+		const left = deadline + DEADLINE_GRACE_MS - Date.now() - waitMs;
+		return Math.max(1, Math.min(REQUEST_TIMEOUT_MS, left));
 	}
 
 	/** Waits `ms`; false when the execution was cancelled meanwhile (the wait then ends at once). */
@@ -542,6 +564,7 @@ export class ServiceClient {
 		request: ServiceRequest,
 		attempts: number,
 		elapsedMs: number,
+		timeoutMs = REQUEST_TIMEOUT_MS,
 	) {
 		return toNodeApiError(failure, {
 			node: this.context.getNode(),
@@ -550,7 +573,7 @@ export class ServiceClient {
 			method: request.method,
 			attempts,
 			elapsedMs,
-			timeoutMs: REQUEST_TIMEOUT_MS,
+			timeoutMs,
 			maxRetryWaitMs: this.retryPolicy.maxTotalMs,
 		});
 	}

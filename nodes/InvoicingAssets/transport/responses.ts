@@ -36,6 +36,44 @@ export function readIdentityError(body: unknown): IdentityError | undefined {
 	};
 }
 
+/* ------------------------------------------------------------------------ times */
+
+/**
+ * A timestamp read from the service as epoch milliseconds, or undefined when it is no time. spec:
+ * `YYYY-MM-DDTHH:MM:SSZ`. Tolerated as well: a date alone (midnight UTC), fractions of a second,
+ * a UTC offset (`+02:00`, `+0200`), a space for the `T`, and no zone at all (UTC, as the spec
+ * says every time is).
+ */
+export function readServiceTime(value: unknown): number | undefined {
+	if (typeof value !== 'string') return undefined;
+	const match =
+		/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(
+			value.trim(),
+		);
+	if (!match) return undefined;
+	const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] =
+		match;
+	const fields = [year, month, day, hour, minute, second].map(Number);
+	const utc = Date.UTC(fields[0], fields[1] - 1, fields[2], fields[3], fields[4], fields[5]);
+	const check = new Date(utc);
+	if (
+		check.getUTCMonth() !== fields[1] - 1 ||
+		check.getUTCDate() !== fields[2] ||
+		fields[3] > 23 ||
+		fields[4] > 59 ||
+		fields[5] > 59
+	) {
+		return undefined;
+	}
+	const offset =
+		zone.toUpperCase() === 'Z'
+			? 0
+			: (zone.startsWith('-') ? -1 : 1) *
+				(Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2))) *
+				60_000;
+	return utc + Math.floor(Number(`0${fraction}`) * 1000) - offset;
+}
+
 /* ------------------------------------------------------------------------ records */
 
 /** The assets an invoice bills: the lines' asset IDs, once each, without the lines that bill none. */

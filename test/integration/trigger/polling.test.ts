@@ -65,7 +65,7 @@ describe('Polling Trigger', () => {
 		const polling = workflow();
 
 		expect(await polling.activate()).toBeNull();
-		expect(polling.savedStaticData()).toHaveProperty('changeWindows.invoice.cursor');
+		expect(polling.savedStaticData()).toHaveProperty('pollState.invoice.settled');
 		expect(itemsOf(await polling.poll())).toEqual([]);
 
 		sim.clock.advance(MINUTE);
@@ -128,8 +128,10 @@ describe('Polling Trigger', () => {
 			data: { ...retiredAsset },
 		});
 		const update = items.find((item) => item.eventType === 'asset.updated') as IDataObject;
-		expect(update.eventId).toBe(
-			`asset.updated:${updated}:${String((update.data as IDataObject).updatedAt)}`,
+		expect(update.eventId).toMatch(
+			new RegExp(
+				`^asset\\.updated:${updated}:${String((update.data as IDataObject).updatedAt)}:[0-9a-f]{8}$`,
+			),
 		);
 		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
@@ -217,7 +219,7 @@ describe('Polling Trigger', () => {
 		expect(items.map((item) => item.eventId).sort()).toEqual([...expected].sort());
 	});
 
-	test('when the invoices were read but the assets fail, neither kind moves on', async () => {
+	test('when the assets fail after the invoices were read, the invoices are reported and the assets follow with the next poll; a poll with nothing to report shows the error', async () => {
 		const { sim } = testbed;
 		const polling = workflow(['*']);
 		await polling.activate();
@@ -226,12 +228,16 @@ describe('Polling Trigger', () => {
 		const [assetId] = assetIds(1);
 		const asset = sim.updateAsset(assetId).asset;
 		sim.faults.add({ route: 'assets.list', status: 400, times: 1 });
-		const failed = await polling.poll();
-		expect('error' in failed).toBe(true);
 		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual([
 			`invoice.issued:${number}`,
-			`asset.updated:${assetId}:${asset.updatedAt}`,
 		]);
+		const [update] = itemsOf(await polling.poll());
+		expect(update.eventId).toMatch(`asset.updated:${assetId}:${asset.updatedAt}:`);
+
+		sim.faults.add({ route: 'assets.list', status: 400, times: 1 });
+		const failed = await polling.poll();
+		expect('error' in failed && failed.error.message).toMatch(/invalid/i);
+		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
 
 	test('pages that do not add up are read again, and a poll fails rather than miss a change', async () => {
@@ -251,7 +257,7 @@ describe('Polling Trigger', () => {
 		const firstPages = sim.log
 			.entries({ route: 'invoices.list' })
 			.filter((entry) => entry.query.page === '1');
-		expect(firstPages).toHaveLength(2);
+		expect(firstPages.length).toBeGreaterThanOrEqual(2);
 
 		sim.clock.advance(MINUTE);
 		const later = `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`;

@@ -13,37 +13,52 @@ import {
 	type Invoice,
 	type InvoiceFilters,
 } from '../../transport/contract';
-import { readPage } from '../../transport/responses';
+import { readPage, readServiceTime } from '../../transport/responses';
 import { ALL_EVENTS, CHOOSE_EVENT_TYPES } from '../../shared/events';
 import {
-	baselineWindow,
+	baselineState,
+	byOccurrence,
+	ChangeMemory,
 	KIND_OF_EVENT,
+	OVERLAP_MS,
 	POLLABLE_EVENT_TYPES,
-	readWindow,
-	takeNewChanges,
+	readKindState,
 	testEventOf,
-	windowStart,
+	type KindState,
 	type PollableEventType,
 	type PolledEvent,
 	type PolledRecord,
 	type RecordKind,
 } from './changes';
+import { WindowReader, type PollBudget } from './windows';
 
-/** Where the trigger keeps its windows in the node's static data. */
-const STATE_KEY = 'changeWindows';
+/** Where the trigger keeps its state in the node's static data. */
+const STATE_KEY = 'pollState';
 
-/** A window whose pages did not add up is read again this often before the poll fails. */
-export const READ_ATTEMPTS = 3;
+/** How long a poll may take when n8n does not say (n8n before 2.38). */
+export const DEFAULT_POLL_BUDGET_MS = 30_000;
 
-/** Fetch Test Event looks this far back (days) until it finds a record, then in every record. */
-const TEST_EVENT_LOOKBACK_DAYS = [1, 30, 366];
-
-const DAY_MS = 24 * 60 * 60_000;
+/** At most this many records are held in memory by one poll (the windows are planned by it). */
+export const MAX_RECORDS_PER_POLL = 10_000;
 
 /**
- * poll(): reports each change since the last successful poll once. The windows in static data
- * move on only after every page was read; a poll that fails leaves them as they were, so the
- * next poll reads the same changes again.
+ * Fetch Test Event looks this far back (by the service's clock) for a record, then at any record:
+ * the newest first, since a page holds the newest of a window only when it holds the window whole.
+ */
+const TEST_EVENT_LOOKBACK_MS = [5 * 60_000, 24 * 60 * 60_000, 30 * 24 * 60 * 60_000];
+
+/**
+ * Polls of a trigger running in this n8n process. n8n's legacy scheduler lets polls of one
+ * trigger overlap; a poll that finds another still running reports nothing and leaves the
+ * position to it.
+ */
+const running = new Set<string>();
+
+/**
+ * poll(): reports each change since the last poll once, within n8n's poll budget. Each record
+ * kind is read window by window (see windows.ts); a window read completely moves the position
+ * on. A failure ends the poll: the changes of the windows read before it are reported (and the
+ * next poll starts at the failed one), and a poll that has none to report fails with the error.
  */
 export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const wanted = readWantedEvents(this);
@@ -53,25 +68,90 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 	const client = new ServiceClient(this);
 	if (this.getMode() === 'manual') return await fetchTestEvent(this, client, kinds, wanted);
 
-	const staticData = this.getWorkflowStaticData('node');
-	const stored = (staticData[STATE_KEY] ?? {}) as IDataObject;
-	const next: IDataObject = {};
-	const events: PolledEvent[] = [];
-	for (const kind of kinds) {
-		const window = readWindow(stored[kind]);
-		const current = window ?? baselineWindow(new Date());
-		const from = windowStart(current);
-		const records = await readChangedRecords(this, client, kind, from);
-		const taken = takeNewChanges(current, from, records, wanted, window !== undefined);
-		next[kind] = taken.window as unknown as IDataObject;
-		events.push(...taken.events);
+	const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+	if (running.has(key)) return null;
+	running.add(key);
+	try {
+		return await pollWithinBudget(this, client, kinds, wanted);
+	} finally {
+		running.delete(key);
 	}
-	// Only now, with every kind read, does the position move on.
+}
+
+async function pollWithinBudget(
+	context: IPollFunctions,
+	client: ServiceClient,
+	kinds: RecordKind[],
+	wanted: Set<string>,
+): Promise<INodeExecutionData[][] | null> {
+	const deadline = Date.now() + pollBudgetMs(context);
+	let records = MAX_RECORDS_PER_POLL;
+	const staticData = context.getWorkflowStaticData('node');
+	const stored = (staticData[STATE_KEY] ?? {}) as IDataObject;
+	const memories = new Map<RecordKind, { memory: ChangeMemory; report: boolean }>();
+	const events: PolledEvent[] = [];
+	let failure: unknown;
+	// Each kind may take its share of the time left, so that one kind's backlog never stops the
+	// other; what a kind leaves unused goes, in a second round, to the kinds not read up to now.
+	let unread = kinds;
+	for (let round = 0; round < 2 && unread.length > 0 && failure === undefined; round++) {
+		const stillUnread: RecordKind[] = [];
+		for (const [index, kind] of unread.entries()) {
+			const share = (deadline - Date.now()) / (unread.length - index);
+			const budget: PollBudget = { deadline: Date.now() + share, records };
+			const reader = new WindowReader(context, client, kind, budget);
+			try {
+				let known = memories.get(kind);
+				if (!known) {
+					const state = readKindState(stored[kind]);
+					const clock = state ? undefined : await reader.serviceTime();
+					const start = clock ? baselineState(clock.now - (clock.tolerance - OVERLAP_MS)) : state;
+					known = { memory: new ChangeMemory(start as KindState), report: state !== undefined };
+					memories.set(kind, known);
+				}
+				const { memory, report } = known;
+				const readToNow = await reader.drain(
+					() => memory.settledAt,
+					(window) => events.push(...memory.take(window, wanted, report)),
+				);
+				if (!readToNow) stillUnread.push(kind);
+			} catch (error) {
+				failure = error;
+				break;
+			} finally {
+				records = budget.records;
+			}
+		}
+		unread = stillUnread;
+	}
+	if (failure !== undefined && events.length === 0) throw failure;
+	if (failure !== undefined) {
+		context.logger.warn(
+			`Invoicing & Assets Polling Trigger: a poll stopped early (${(failure as Error).message}); its changes read so far are reported, the next poll goes on from there`,
+		);
+	}
+	// Only now, with what was read completely, does the position move on; kinds no longer
+	// chosen are forgotten (chosen again, they start with a baseline of their own).
+	const next: IDataObject = {};
+	for (const kind of kinds) {
+		const state = memories.get(kind)?.memory.state() ?? stored[kind];
+		if (state !== undefined) next[kind] = state as IDataObject;
+	}
 	staticData[STATE_KEY] = next;
 	if (events.length === 0) return null;
-	// In the order of their time; of equal times, invoices first (a stable sort keeps the read order).
-	events.sort((a, b) => (a.occurredAt ?? '').localeCompare(b.occurredAt ?? ''));
-	return [this.helpers.returnJsonArray(events as unknown as IDataObject[])];
+	events.sort(byOccurrence);
+	return [context.helpers.returnJsonArray(events as unknown as IDataObject[])];
+}
+
+/**
+ * How long this poll may take: n8n's poll budget (2.38 and later; the durable scheduler abandons
+ * a poll that runs longer), else DEFAULT_POLL_BUDGET_MS.
+ */
+function pollBudgetMs(context: IPollFunctions): number {
+	const budget = (context as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>).getPollBudgetMs?.();
+	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0
+		? budget
+		: DEFAULT_POLL_BUDGET_MS;
 }
 
 function readWantedEvents(context: IPollFunctions): Set<string> {
@@ -93,76 +173,10 @@ function readWantedEvents(context: IPollFunctions): Set<string> {
 }
 
 /**
- * Every record of a kind changed at or after `from`, read page by page. Should the pages not add
- * up to the total the service reports (records moved between pages while they were read), the
- * window is read again; after READ_ATTEMPTS the poll fails rather than miss a change.
- */
-async function readChangedRecords(
-	context: IPollFunctions,
-	client: ServiceClient,
-	kind: RecordKind,
-	from: string | undefined,
-): Promise<PolledRecord[]> {
-	for (let attempt = 1; ; attempt++) {
-		const read = await readEveryPage(context, client, kind, from);
-		if (read.records.length >= read.total) return read.records;
-		if (attempt >= READ_ATTEMPTS) {
-			throw new NodeOperationError(
-				context.getNode(),
-				`The service’s list of changed ${kind}s did not add up after ${READ_ATTEMPTS} reads`,
-				{
-					description: `Its pages held ${read.records.length} different ${kind}s where the service reported ${read.total}, so records moved between pages while they were read. Nothing was skipped: the next poll reads the same changes again. Should this repeat, the service’s paging may differ from what this node assumes (see docs/service-contract.md in the package’s repository); please report it.`,
-				},
-			);
-		}
-	}
-}
-
-async function readEveryPage(
-	context: IPollFunctions,
-	client: ServiceClient,
-	kind: RecordKind,
-	from: string | undefined,
-): Promise<{ records: PolledRecord[]; total: number }> {
-	const path = kind === 'invoice' ? paths.invoices : paths.assets;
-	const byId = new Map<string, PolledRecord>();
-	let total = 0;
-	const changedSince: Pick<InvoiceFilters & AssetFilters, 'updatedFrom'> = from
-		? { updatedFrom: from }
-		: {};
-	for (let page = FIRST_PAGE; ; page++) {
-		const body = await client.request({
-			method: 'GET',
-			path,
-			qs: { ...changedSince, ...pageQuery(page, MAX_PAGE_SIZE) },
-		});
-		const envelope = readPage<Invoice | Asset>(body);
-		if (!envelope) {
-			throw new NodeOperationError(
-				context.getNode(),
-				'The service answered a list request with an unexpected shape',
-				{
-					description:
-						'Expected an object with an "items" array. The Data Service’s list format may have changed; please report this. Nothing was skipped: the next poll reads the same changes again.',
-				},
-			);
-		}
-		if (typeof envelope.totalItems === 'number') total = Math.max(total, envelope.totalItems);
-		for (const item of envelope.items) {
-			const polled = { kind, record: item } as PolledRecord;
-			const id = kind === 'invoice' ? (item as Invoice).invoiceNumber : (item as Asset).assetId;
-			const known = byId.get(id);
-			if (!known || known.record.updatedAt < polled.record.updatedAt) byId.set(id, polled);
-		}
-		const readSoFar = (page - FIRST_PAGE) * MAX_PAGE_SIZE + envelope.items.length;
-		if (envelope.items.length < MAX_PAGE_SIZE || readSoFar >= total) break;
-	}
-	return { records: [...byId.values()], total };
-}
-
-/**
- * Fetch Test Event: the newest record that matches a selected event, as the trigger would
- * report it; the windows are left untouched.
+ * Fetch Test Event: a recent record that matches a selected event, as the trigger would report
+ * it; the position is left untouched. It asks for the service's time, then per record kind for
+ * one page of the records changed in the last 5 minutes, day, 30 days, then of any, and stops at
+ * the first page with a match: one request, then at most 4 per kind, each of one page.
  */
 async function fetchTestEvent(
 	context: IPollFunctions,
@@ -170,21 +184,35 @@ async function fetchTestEvent(
 	kinds: RecordKind[],
 	wanted: Set<string>,
 ): Promise<INodeExecutionData[][]> {
-	for (const days of [...TEST_EVENT_LOOKBACK_DAYS, undefined]) {
-		const from =
-			days === undefined ? undefined : toServiceTimestamp(new Date(Date.now() - days * DAY_MS));
-		let newest: PolledEvent | undefined;
-		for (const kind of kinds) {
-			const { records } = await readEveryPage(context, client, kind, from);
-			for (const polled of records) {
-				const event = testEventOf(polled, wanted);
-				if (event && (!newest || polled.record.updatedAt > String(newest.data.updatedAt))) {
-					newest = event;
-				}
+	const { now } = await new WindowReader(context, client, kinds[0], {
+		deadline: Date.now() + DEFAULT_POLL_BUDGET_MS,
+		records: 0,
+	}).serviceTime();
+	const newestOfKind = async (kind: RecordKind) => {
+		for (const lookBack of [...TEST_EVENT_LOOKBACK_MS, undefined]) {
+			const changedSince: Pick<InvoiceFilters & AssetFilters, 'updatedFrom'> =
+				lookBack === undefined ? {} : { updatedFrom: toServiceTimestamp(new Date(now - lookBack)) };
+			const body = await client.request({
+				method: 'GET',
+				path: kind === 'invoice' ? paths.invoices : paths.assets,
+				qs: { ...changedSince, ...pageQuery(FIRST_PAGE, MAX_PAGE_SIZE) },
+			});
+			let newest: { event: PolledEvent; at: number } | undefined;
+			for (const record of readPage<Invoice | Asset>(body)?.items ?? []) {
+				const event = testEventOf({ kind, record } as PolledRecord, wanted);
+				const at = readServiceTime(record.updatedAt) ?? Number.NEGATIVE_INFINITY;
+				if (event && (!newest || at > newest.at)) newest = { event, at };
 			}
+			if (newest) return newest;
 		}
-		if (newest) return [context.helpers.returnJsonArray([newest as unknown as IDataObject])];
+		return undefined;
+	};
+	let newest: { event: PolledEvent; at: number } | undefined;
+	for (const kind of kinds) {
+		const found = await newestOfKind(kind);
+		if (found && (!newest || found.at > newest.at)) newest = found;
 	}
+	if (newest) return [context.helpers.returnJsonArray([newest.event as unknown as IDataObject])];
 	throw new NodeOperationError(context.getNode(), 'No record matches the selected events yet', {
 		description:
 			'The service has no invoice or managed asset for the events chosen in Events. Choose more events, or issue an invoice first, then fetch a test event again.',

@@ -1,0 +1,87 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals */
+/**
+ * The Polling Trigger within n8n's poll budget (issue 20): with a 3 s budget (what
+ * `getPollBudgetMs` answers on n8n 2.38 and later) and 250 ms per list request, no poll runs
+ * past the budget by more than 2 s, and a backlog of 4,000 changes is reported over several
+ * polls, each change once, across a restart in the middle.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { POLL_BUDGET_REACHES_THE_NODE, testNeeding2x } from '../../harness/engine';
+import { PollingWorkflow } from '../../harness/poller';
+import { credentialFor, type Testbed } from '../../harness/testbed';
+import { Harness } from '../../harness/workflow';
+import { startSimulator } from '../../simulator';
+
+const BUDGET_MS = 3000;
+const OVERRUN_ALLOWED_MS = 2000;
+const PAGE_LATENCY_MS = 250;
+const BACKLOG = 4000;
+
+jest.setTimeout(3 * 60_000);
+
+let bed: Testbed;
+
+beforeAll(async () => {
+	const sim = await startSimulator({ invoices: 10, assets: 300 });
+	const harness = new Harness();
+	bed = {
+		sim,
+		harness,
+		credential: harness.addCredential(credentialFor(sim)),
+		close: async () => await sim.close(),
+	};
+});
+
+afterAll(async () => {
+	await bed.close();
+});
+
+testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
+	`a ${BACKLOG}-change backlog comes over several polls of a ${BUDGET_MS / 1000} s budget, none more than ${OVERRUN_ALLOWED_MS / 1000} s over it, each change once, across a restart`,
+	async () => {
+		const { sim } = bed;
+		const polling = new PollingWorkflow(bed.harness, bed.credential, { events: ['*'] }, BUDGET_MS);
+		await polling.activate();
+		const expected = new Set<string>();
+		// An outage's worth of changes, spread over 2 hours of the service's time.
+		const open = sim.data
+			.assets()
+			.filter((asset) => asset.status !== 'retired')
+			.map((asset) => asset.assetId);
+		for (let change = 0; change < BACKLOG; change++) {
+			sim.clock.advance(1800);
+			if (change % 20 === 7 && open.length > 0) {
+				const assetId = open.shift() as string;
+				sim.retireAsset(assetId);
+				expected.add(`asset.retired:${assetId}`);
+			} else {
+				expected.add(`invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`);
+			}
+		}
+		sim.clock.advance(10 * 60_000);
+		sim.faults.add({ route: 'invoices.list', latencyMs: PAGE_LATENCY_MS });
+		sim.faults.add({ route: 'assets.list', latencyMs: PAGE_LATENCY_MS });
+
+		const durations: number[] = [];
+		const perPoll: number[] = [];
+		let idle = 0;
+		for (let poll = 1; poll <= 30 && idle < 2; poll++) {
+			if (poll === 3) await polling.restart();
+			const before = polling.executions.flat().length;
+			const started = Date.now();
+			const outcome = await polling.poll();
+			durations.push(Date.now() - started);
+			if ('error' in outcome) throw outcome.error;
+			const got = polling.executions.flat().length - before;
+			perPoll.push(got);
+			idle = got === 0 ? idle + 1 : 0;
+		}
+		const ids = polling.executions.flat().map((item) => String((item.json as IDataObject).eventId));
+		expect(Math.max(...durations)).toBeLessThanOrEqual(BUDGET_MS + OVERRUN_ALLOWED_MS);
+		// More than one poll carried changes: the backlog did not fit in one budget.
+		expect(perPoll.filter((count) => count > 0).length).toBeGreaterThan(1);
+		expect(ids.length).toBe(new Set(ids).size);
+		expect(new Set(ids)).toEqual(expected);
+	},
+);

@@ -1,0 +1,453 @@
+/**
+ * The Polling Trigger under the conditions real services create (issue 20): records changed
+ * twice within a second, invoices listed long after their issueDate or with an issueDate of
+ * another form, edits after a final state, lists without totalItems or in another order, stamps
+ * the trigger cannot trust, overlapping polls and rate limits. Each change must start the
+ * workflow once: nothing lost, nothing twice.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { PollingWorkflow, type PollOutcome } from '../../harness/poller';
+import { credentialFor, startTestbed, type Testbed } from '../../harness/testbed';
+import { Harness } from '../../harness/workflow';
+import { startSimulator, type SimulatorOptions } from '../../simulator';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+let testbed: Testbed;
+
+beforeAll(async () => {
+	testbed = await startTestbed({ invoices: 30, assets: 40 });
+});
+
+afterAll(async () => {
+	await testbed.close();
+});
+
+afterEach(() => {
+	testbed.sim.faults.clear();
+	testbed.sim.setListShape({});
+});
+
+function workflow(events: string[] = ['*'], bed: Testbed = testbed, budgetMs?: number) {
+	return new PollingWorkflow(bed.harness, bed.credential, { events }, budgetMs);
+}
+
+function itemsOf(outcome: PollOutcome): IDataObject[] {
+	if ('error' in outcome) throw outcome.error;
+	return (outcome.items ?? []).map((item: INodeExecutionData) => item.json);
+}
+
+/** eventType:record of each item. */
+function keys(items: IDataObject[]): string[] {
+	return items.map((item) => {
+		const data = item.data as IDataObject;
+		return `${String(item.eventType)}:${String(data.invoiceNumber ?? data.assetId)}`;
+	});
+}
+
+/** Every eventId the polls started the workflow with, in order. */
+function reported(polling: PollingWorkflow): string[] {
+	return polling.executions.flat().map((item) => String(item.json.eventId));
+}
+
+function openAsset(bed: Testbed = testbed): string {
+	const asset = bed.sim.data.assets().find((entry) => entry.status !== 'retired');
+	if (!asset) throw new Error('No asset left to change');
+	return asset.assetId;
+}
+
+async function withSimulator(options: SimulatorOptions, run: (bed: Testbed) => Promise<void>) {
+	const sim = await startSimulator({ invoices: 5, assets: 5, ...options });
+	const harness = new Harness();
+	const bed: Testbed = {
+		sim,
+		harness,
+		credential: harness.addCredential(credentialFor(sim)),
+		close: async () => await sim.close(),
+	};
+	try {
+		await run(bed);
+	} finally {
+		await bed.close();
+	}
+}
+
+describe('Polling Trigger: changes that share a second', () => {
+	test('an invoice paid in the second it was issued (and polled) in is reported paid; the same state read again is not', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const expected: string[] = [];
+		let sameSecond = 0;
+		// The clock is real time: a few tries make sure that some payment shares its issue's second.
+		for (let attempt = 0; attempt < 10 && sameSecond < 2; attempt++) {
+			const issued = sim.issueInvoice().invoice;
+			await polling.poll();
+			const paid = sim.payInvoice(issued.invoiceNumber).invoice;
+			await polling.poll();
+			expected.push(
+				`invoice.issued:${issued.invoiceNumber}`,
+				`invoice.paid:${issued.invoiceNumber}`,
+			);
+			if (paid.updatedAt === issued.updatedAt) sameSecond += 1;
+		}
+		expect(sameSecond).toBeGreaterThan(0);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+		expect(reported(polling)).toEqual(expected);
+	});
+
+	test('an asset changed twice within one second, polled in between, is reported twice, with two eventIds', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['asset.updated']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const assetId = openAsset();
+		const first = sim.updateAsset(assetId, { site: 'Zurich Lab' }).asset;
+		const firstItems = itemsOf(await polling.poll());
+		const second = sim.updateAsset(assetId, { site: 'Vienna Office' }).asset;
+		const secondItems = itemsOf(await polling.poll());
+		expect(firstItems.map((item) => (item.data as IDataObject).site)).toEqual(['Zurich Lab']);
+		expect(secondItems.map((item) => (item.data as IDataObject).site)).toEqual(['Vienna Office']);
+		expect(firstItems[0].eventId).toMatch(
+			new RegExp(`^asset\\.updated:${assetId}:${first.updatedAt}:[0-9a-f]{8}$`),
+		);
+		expect(secondItems[0].eventId).not.toBe(firstItems[0].eventId);
+		expect(secondItems[0].eventId).toMatch(`asset.updated:${assetId}:${second.updatedAt}:`);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+
+	test('two assets changed in one second each several times, with a poll after each change: every state once', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['asset.updated']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const [a, b] = sim.data
+			.assets()
+			.filter((asset) => asset.status !== 'retired')
+			.slice(0, 2)
+			.map((asset) => asset.assetId);
+		const sites = ['Berlin HQ', 'Munich DC-2', 'Hamburg Branch'];
+		for (const site of sites) {
+			sim.updateAsset(a, { site });
+			sim.updateAsset(b, { site });
+			await polling.poll();
+		}
+		const items = polling.executions.flat().map((item) => item.json);
+		expect(
+			items
+				.map(
+					(item) =>
+						`${String((item.data as IDataObject).assetId)} ${String((item.data as IDataObject).site)}`,
+				)
+				.sort(),
+		).toEqual(sites.flatMap((site) => [`${a} ${site}`, `${b} ${site}`]).sort());
+		expect(new Set(reported(polling)).size).toBe(6);
+	});
+});
+
+describe('Polling Trigger: when an invoice counts as issued', () => {
+	test('an invoice listed hours after its issueDate (a sync lag) is reported issued once, and paid later only as paid', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(3 * HOUR);
+		// Issued 2 hours ago by the enterprise system, after the trigger started; listed only now.
+		const issueDate = new Date(sim.clock.now().getTime() - 2 * HOUR)
+			.toISOString()
+			.replace(/\.\d{3}Z$/, 'Z');
+		const late = sim.issueInvoice({ issueDate }).invoice;
+		expect(late.updatedAt > late.issueDate).toBe(true);
+		expect(itemsOf(await polling.poll())).toEqual([
+			expect.objectContaining({
+				eventId: `invoice.issued:${late.invoiceNumber}`,
+				occurredAt: issueDate,
+			}),
+		]);
+		sim.clock.advance(10 * MINUTE);
+		sim.payInvoice(late.invoiceNumber);
+		expect(keys(itemsOf(await polling.poll()))).toEqual([`invoice.paid:${late.invoiceNumber}`]);
+		sim.clock.advance(10 * MINUTE);
+		sim.editInvoice(late.invoiceNumber);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+
+	test('an invoice issued before the trigger started is never reported as issued: paid now, it is only paid', async () => {
+		const { sim } = testbed;
+		const old = sim.issueInvoice().invoice.invoiceNumber;
+		// Back-dated to before the start, first listed after it: it counts as issued before.
+		const backDated = sim.issueInvoice({ issueDate: '2025-06-30T08:00:00Z' }).invoice.invoiceNumber;
+		sim.clock.advance(2000);
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		sim.payInvoice(old);
+		sim.editInvoice(backDated);
+		expect(keys(itemsOf(await polling.poll()))).toEqual([`invoice.paid:${old}`]);
+	});
+
+	test('issueDates as a date alone, with an offset or with fractions are read; each such invoice is issued once', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(26 * HOUR);
+		const now = sim.clock.now();
+		const day = now.toISOString().slice(0, 10);
+		const forms = {
+			// The day of issue alone: it may mean any moment of that day, so it counts as after the start.
+			dateOnly: day,
+			offset: `${day}T${String(now.getUTCHours()).padStart(2, '0')}:00:00+00:00`,
+			fractions: `${now.toISOString().slice(0, 19)}.250Z`,
+		};
+		const numbers = Object.entries(forms).map(
+			([form, issueDate]) =>
+				sim.issueInvoice(
+					{ issueDate },
+					{ deviation: `an issueDate ${form}, outside the spec's form` },
+				).invoice.invoiceNumber,
+		);
+		// The day before the start, as a date alone: before the start.
+		const dayBefore = new Date(now.getTime() - 3 * 24 * HOUR).toISOString().slice(0, 10);
+		const before = sim.issueInvoice(
+			{ issueDate: dayBefore },
+			{ deviation: 'an issueDate as a date alone, outside the spec’s form' },
+		).invoice.invoiceNumber;
+		const first = itemsOf(await polling.poll());
+		expect(keys(first).sort()).toEqual(numbers.map((number) => `invoice.issued:${number}`).sort());
+		expect(
+			first.find((item) => (item.data as IDataObject).invoiceNumber === numbers[0]),
+		).toMatchObject({
+			occurredAt: `${day}T00:00:00Z`,
+		});
+		sim.clock.advance(MINUTE);
+		for (const number of [...numbers, before]) sim.payInvoice(number);
+		expect(keys(itemsOf(await polling.poll())).sort()).toEqual(
+			[...numbers, before].map((number) => `invoice.paid:${number}`).sort(),
+		);
+	});
+});
+
+describe('Polling Trigger: final states once', () => {
+	test('a paid or cancelled invoice edited later starts nothing; a retired asset edited later is an Asset Updated', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['*']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const paid = sim.issueInvoice().invoice.invoiceNumber;
+		const cancelled = sim.issueInvoice().invoice.invoiceNumber;
+		sim.payInvoice(paid);
+		sim.cancelInvoice(cancelled);
+		const assetId = openAsset();
+		sim.retireAsset(assetId);
+		expect(keys(itemsOf(await polling.poll())).sort()).toEqual(
+			[
+				`asset.retired:${assetId}`,
+				`invoice.cancelled:${cancelled}`,
+				`invoice.issued:${cancelled}`,
+				`invoice.issued:${paid}`,
+				`invoice.paid:${paid}`,
+			].sort(),
+		);
+		for (let round = 0; round < 2; round++) {
+			sim.clock.advance(MINUTE);
+			sim.editInvoice(paid);
+			sim.editInvoice(cancelled);
+			const edited = sim.updateAsset(assetId, { site: `Site ${round}` }).asset;
+			const items = itemsOf(await polling.poll());
+			expect(items).toEqual([
+				expect.objectContaining({
+					eventType: 'asset.updated',
+					data: expect.objectContaining({ status: 'retired', site: `Site ${round}` }),
+				}),
+			]);
+			expect(items[0].eventId).toContain(`asset.updated:${assetId}:${edited.updatedAt}:`);
+		}
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+});
+
+describe('Polling Trigger: lists that page otherwise', () => {
+	test('a list without totalItems is read to its short page: 250 changes, 250 events', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		sim.setListShape({ totalItems: 'null' });
+		const expected = Array.from({ length: 250 }, () => {
+			sim.clock.advance(1000);
+			return `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`;
+		});
+		sim.log.reset();
+		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual(expected);
+		expect(sim.log.entries({ route: 'invoices.list' }).at(-1)?.query.page).toBe('3');
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+
+	test('without totalItems, in updatedAt order, a record changed while the pages are read makes the trigger read again, and nothing is lost', async () => {
+		const paidDuringRead: string[] = [];
+		let payOnSecondPage: (() => void) | undefined;
+		await withSimulator(
+			{
+				onRequest: (request) => {
+					if (request.route === 'invoices.list' && payOnSecondPage) {
+						const pay = payOnSecondPage;
+						pay();
+					}
+				},
+			},
+			async (bed) => {
+				const { sim } = bed;
+				sim.setListShape({ order: 'updatedAt', totalItems: 'null' });
+				const polling = workflow(['invoice.issued', 'invoice.paid'], bed);
+				await polling.activate();
+				sim.clock.advance(MINUTE);
+				const numbers = Array.from({ length: 250 }, () => {
+					sim.clock.advance(1000);
+					return sim.issueInvoice().invoice.invoiceNumber;
+				});
+				let lists = 0;
+				payOnSecondPage = () => {
+					lists += 1;
+					// As page 2 is asked for, an invoice of page 1 changes and moves to the end.
+					if (lists === 2) {
+						sim.clock.advance(1000);
+						sim.payInvoice(numbers[4]);
+						paidDuringRead.push(numbers[4]);
+					}
+				};
+				const items = itemsOf(await polling.poll());
+				payOnSecondPage = undefined;
+				expect(paidDuringRead).toEqual([numbers[4]]);
+				expect(items.map((item) => item.eventId).sort()).toEqual(
+					[
+						...numbers.map((number) => `invoice.issued:${number}`),
+						`invoice.paid:${numbers[4]}`,
+					].sort(),
+				);
+			},
+		);
+	});
+});
+
+describe('Polling Trigger: stamps it cannot trust', () => {
+	test('a record stamped years ahead is reported once and blinds the trigger to nothing', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const ahead = sim.issueInvoice().invoice.invoiceNumber;
+		sim.restamp('invoice', ahead, '2099-01-01T00:00:00Z');
+		expect(keys(itemsOf(await polling.poll()))).toEqual([`invoice.issued:${ahead}`]);
+		for (let round = 0; round < 3; round++) {
+			sim.clock.advance(10 * MINUTE);
+			const later = sim.issueInvoice().invoice.invoiceNumber;
+			expect(keys(itemsOf(await polling.poll()))).toEqual([`invoice.issued:${later}`]);
+		}
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+
+	test('a record with an unreadable updatedAt is reported once and jams nothing', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['asset.updated', 'asset.retired']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const odd = openAsset();
+		sim.updateAsset(odd, { site: 'London Docklands' });
+		sim.restamp('asset', odd, 'yesterday, around noon', {
+			deviation: 'an updatedAt that is no timestamp',
+		});
+		expect(keys(itemsOf(await polling.poll()))).toEqual([`asset.updated:${odd}`]);
+		for (let round = 0; round < 2; round++) {
+			sim.clock.advance(10 * MINUTE);
+			const other = openAsset();
+			sim.retireAsset(other);
+			const outcome = await polling.poll();
+			expect(keys(itemsOf(outcome))).toEqual([`asset.retired:${other}`]);
+		}
+	});
+
+	test('updatedAt with fractions of a second or a UTC offset: each change once', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['asset.updated']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const now = sim.clock.now();
+		const second = now.toISOString().slice(0, 19);
+		const [withFraction, withOffset] = sim.data
+			.assets()
+			.filter((asset) => asset.status !== 'retired')
+			.slice(0, 2)
+			.map((asset) => asset.assetId);
+		sim.updateAsset(withFraction, { site: 'Zurich Lab' });
+		sim.restamp('asset', withFraction, `${second}.500Z`, {
+			deviation: 'an updatedAt with fractions',
+		});
+		sim.updateAsset(withOffset, { site: 'Zurich Lab' });
+		// The same moment at two hours behind UTC: as text it looks earlier than it is.
+		const local = new Date(now.getTime() - 2 * HOUR).toISOString().slice(0, 19);
+		sim.restamp('asset', withOffset, `${local}-02:00`, {
+			deviation: 'an updatedAt with an offset',
+		});
+		expect(keys(itemsOf(await polling.poll())).sort()).toEqual(
+			[`asset.updated:${withFraction}`, `asset.updated:${withOffset}`].sort(),
+		);
+		sim.clock.advance(2000);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+		sim.clock.advance(10 * MINUTE);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+
+	test('a record whose updatedAt goes back (a stale read) is not reported again', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['asset.updated']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const assetId = openAsset();
+		const earlier = sim.updateAsset(assetId, { site: 'Austin Campus' }).asset;
+		sim.clock.advance(30_000);
+		sim.updateAsset(assetId, { site: 'Berlin HQ' });
+		expect(itemsOf(await polling.poll())).toHaveLength(1);
+		// The list now gives the asset with the stamp of its change before.
+		sim.restamp('asset', assetId, earlier.updatedAt);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+});
+
+describe('Polling Trigger: polls n8n runs side by side, and rate limits', () => {
+	test('two polls of one trigger at the same time (n8n’s legacy scheduler) report each change once', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const expected = Array.from(
+			{ length: 5 },
+			() => `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`,
+		);
+		sim.faults.add({ route: 'invoices.list', latencyMs: 300 });
+		await Promise.all([polling.poll(), polling.poll()]);
+		await polling.poll();
+		expect(reported(polling).sort()).toEqual([...expected].sort());
+	});
+
+	test('a rate limit longer than the poll budget ends the poll at once, with the wait n8n 2.x backs off by', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued'], testbed, 3000);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const number = sim.issueInvoice().invoice.invoiceNumber;
+		sim.faults.add({ route: 'invoices.list', status: 429, retryAfter: 10, times: 1 });
+		const started = Date.now();
+		const failed = await polling.poll();
+		expect(Date.now() - started).toBeLessThan(3000 + 2000);
+		if (!('error' in failed)) throw new Error('The poll did not fail');
+		expect(failed.error).toMatchObject({
+			httpCode: '429',
+			failure: { cause: 'rate-limited', retryAfterMs: 10_000 },
+		});
+		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual([
+			`invoice.issued:${number}`,
+		]);
+	});
+});
