@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 /**
  * The Polling Trigger within n8n's poll budget (issue 20): with a 3 s budget (what
  * `getPollBudgetMs` answers on n8n 2.38 and later) and 250 ms per list request, no poll runs

@@ -234,8 +234,8 @@ describe('the Polling Trigger’s change memory', () => {
 		const { final } = memory.state();
 		expect(final).toHaveLength(MAX_FINAL_STATES);
 		// Taken in the order of their stamp, then of their ID (as text): AST-0, AST-1, AST-10, …
-		expect(final).not.toContain('asset.retired:AST-0');
-		expect(final).toContain(`asset.retired:AST-${MAX_FINAL_STATES + 4}`);
+		expect(final).not.toContain('retired AST-0');
+		expect(final).toContain(`retired AST-${MAX_FINAL_STATES + 4}`);
 	});
 
 	test('a baseline remembers and reports nothing', () => {

@@ -36,4 +36,19 @@ describe('the Polling Trigger’s description', () => {
 			'it cannot see Asset Created (assets carry no creation date',
 		);
 	});
+
+	test('states what it guarantees: each change once, the rule for Invoice Issued, final states once, the poll budget', () => {
+		const notice = String(
+			polling.properties.find((property) => property.type === 'notice')?.displayName,
+		);
+		for (const rule of [
+			'Each change starts the workflow once',
+			'two changes within one second are two',
+			'Invoice Issued comes once per invoice, with the first change of it the trigger sees, unless the invoice was issued before the trigger’s first poll',
+			'Invoice Paid, Invoice Cancelled and Asset Retired come once per record',
+			'A poll stays within n8n’s poll budget, so a large backlog comes over several polls',
+		]) {
+			expect(notice).toContain(rule);
+		}
+	});
 });

@@ -47,16 +47,16 @@ export const OVERLAP_MS = CHANGE_LISTED_WITHIN_MS;
 export const UNKNOWN_CLOCK_TOLERANCE_MS = 2 * OVERLAP_MS;
 
 /** At most this many records' states are remembered within the overlap per record kind. */
-export const MAX_RECENT_STATES = 5000;
+export const MAX_RECENT_STATES = 2000;
 
 /** At most this many records whose stamp the trigger cannot use are remembered per record kind. */
 export const MAX_UNPLACED_RECORDS = 500;
 
 /** At most this many invoices reported as issued are remembered. */
-export const MAX_ISSUED_INVOICES = 5000;
+export const MAX_ISSUED_INVOICES = 3000;
 
 /** At most this many final states (paid, cancelled, retired) reported are remembered per record kind. */
-export const MAX_FINAL_STATES = 5000;
+export const MAX_FINAL_STATES = 3000;
 
 const SECOND_MS = 1000;
 
@@ -70,11 +70,11 @@ export interface KindState {
 	recent: Record<string, string>;
 	/** Records whose `updatedAt` the trigger cannot use (unreadable, or ahead of the service's time), oldest first. */
 	unplaced: string[];
-	/** Invoices reported as issued, with the latest moment their issueDate can mean (epoch ms; null when unreadable), oldest first. */
+	/** Invoices reported as issued, with the latest moment their issueDate can mean (epoch seconds; null when unreadable), oldest first. */
 	issued: Array<[string, number | null]>;
 	/** Invoices issued at or before this (service time) count as reported: the oldest forgotten ones. */
 	issuedUntil?: string;
-	/** The final-state events reported (`invoice.paid:INV-1`, `asset.retired:AST-1`, …), oldest first. */
+	/** The final states reported, as `status ID` (`paid INV-1`, `retired AST-1`, …), oldest first. */
 	final: string[];
 }
 
@@ -128,7 +128,7 @@ function placeInOrder(records: PolledRecord[]) {
  * changes within one second are two states; one state read twice is one.
  */
 function stateKey(record: Invoice | Asset): string {
-	return `${digestOf(record)} ${String(record.updatedAt)}`;
+	return `${digestOf(record).slice(0, 12)} ${String(record.updatedAt)}`;
 }
 
 function stampOfKey(key: string | undefined): number | undefined {
@@ -157,7 +157,9 @@ export class ChangeMemory {
 	constructor(private readonly stored: KindState) {
 		this.recent = new Map(Object.entries(stored.recent));
 		this.unplaced = [...stored.unplaced];
-		this.issued = new Map(stored.issued);
+		this.issued = new Map(
+			stored.issued.map(([id, seconds]) => [id, seconds === null ? null : seconds * SECOND_MS]),
+		);
 		this.final = new Set(stored.final);
 		this.start = readServiceTime(stored.start) ?? 0;
 		this.settled = readServiceTime(stored.settled) ?? this.start;
@@ -216,10 +218,10 @@ export class ChangeMemory {
 		const event = (eventType: PollableEventType, eventId: string, occurredAt: string) =>
 			({ eventId, eventType, occurredAt, subscriptionId: null, data }) as PolledEvent;
 		const finalEvent = (eventType: PollableEventType) => {
-			const eventId = `${eventType}:${id}`;
-			if (this.final.has(eventId)) return [];
-			this.final.add(eventId);
-			return [event(eventType, eventId, updatedAt)];
+			const remembered = `${eventType.slice(eventType.indexOf('.') + 1)} ${id}`;
+			if (this.final.has(remembered)) return [];
+			this.final.add(remembered);
+			return [event(eventType, `${eventType}:${id}`, updatedAt)];
 		};
 		if (polled.kind === 'asset') {
 			const retired = polled.record.status === 'retired' ? finalEvent('asset.retired') : [];
@@ -321,10 +323,18 @@ export class ChangeMemory {
 			settled: toServiceTimestamp(new Date(this.settled)),
 			recent: Object.fromEntries(this.recent),
 			unplaced: [...this.unplaced],
-			issued: this.issuedByTime(),
+			// Rounded up, so that a time read back never lies before the one remembered.
+			issued: this.issuedByTime().map(([id, at]) => [
+				id,
+				at === null ? null : Math.ceil(at / SECOND_MS),
+			]),
 			...(this.issuedUntil === undefined
 				? {}
-				: { issuedUntil: toServiceTimestamp(new Date(this.issuedUntil)) }),
+				: {
+						issuedUntil: toServiceTimestamp(
+							new Date(Math.ceil(this.issuedUntil / SECOND_MS) * SECOND_MS),
+						),
+					}),
 			final: [...this.final],
 		};
 	}
