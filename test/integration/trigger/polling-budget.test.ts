@@ -7,10 +7,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { POLL_BUDGET_REACHES_THE_NODE, testNeeding2x } from '../../harness/engine';
-import { PollingWorkflow } from '../../harness/poller';
-import { credentialFor, type Testbed } from '../../harness/testbed';
-import { Harness } from '../../harness/workflow';
-import { startSimulator } from '../../simulator';
+import { startTestbed, type Testbed } from '../../harness/testbed';
+import { pollingWorkflow } from './polling-helpers';
 
 const BUDGET_MS = 3000;
 const OVERRUN_ALLOWED_MS = 2000;
@@ -22,14 +20,7 @@ jest.setTimeout(3 * 60_000);
 let bed: Testbed;
 
 beforeAll(async () => {
-	const sim = await startSimulator({ invoices: 10, assets: 300 });
-	const harness = new Harness();
-	bed = {
-		sim,
-		harness,
-		credential: harness.addCredential(credentialFor(sim)),
-		close: async () => await sim.close(),
-	};
+	bed = await startTestbed({ invoices: 10, assets: 300 });
 });
 
 afterAll(async () => {
@@ -40,7 +31,7 @@ testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
 	`a ${BACKLOG}-change backlog comes over several polls of a ${BUDGET_MS / 1000} s budget, none more than ${OVERRUN_ALLOWED_MS / 1000} s over it, each change once, across a restart`,
 	async () => {
 		const { sim } = bed;
-		const polling = new PollingWorkflow(bed.harness, bed.credential, { events: ['*'] }, BUDGET_MS);
+		const polling = pollingWorkflow(bed, ['*'], BUDGET_MS);
 		await polling.activate();
 		const expected = new Set<string>();
 		// An outage's worth of changes, spread over 2 hours of the service's time.

@@ -5,20 +5,24 @@
  * the trigger cannot trust, overlapping polls and rate limits. Each change must start the
  * workflow once: nothing lost, nothing twice.
  */
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import {
 	POLL_BUDGET_REACHES_THE_NODE,
 	RESPONSE_HEADERS_REACH_THE_NODE,
 	testNeeding2x,
 } from '../../harness/engine';
-import { PollingWorkflow, type PollOutcome } from '../../harness/poller';
-import { credentialFor, startTestbed, type Testbed } from '../../harness/testbed';
-import { Harness } from '../../harness/workflow';
-import { startSimulator, type SimulatorOptions } from '../../simulator';
-
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
+import { startTestbed, type Testbed } from '../../harness/testbed';
+import {
+	allEventIds as reported,
+	assetIds,
+	HOUR,
+	itemsOf,
+	keys,
+	MINUTE,
+	pollingWorkflow,
+	withTestbed,
+} from './polling-helpers';
 
 let testbed: Testbed;
 
@@ -36,47 +40,13 @@ afterEach(() => {
 });
 
 function workflow(events: string[] = ['*'], bed: Testbed = testbed, budgetMs?: number) {
-	return new PollingWorkflow(bed.harness, bed.credential, { events }, budgetMs);
+	return pollingWorkflow(bed, events, budgetMs);
 }
 
-function itemsOf(outcome: PollOutcome): IDataObject[] {
-	if ('error' in outcome) throw outcome.error;
-	return (outcome.items ?? []).map((item: INodeExecutionData) => item.json);
-}
-
-/** eventType:record of each item. */
-function keys(items: IDataObject[]): string[] {
-	return items.map((item) => {
-		const data = item.data as IDataObject;
-		return `${String(item.eventType)}:${String(data.invoiceNumber ?? data.assetId)}`;
-	});
-}
-
-/** Every eventId the polls started the workflow with, in order. */
-function reported(polling: PollingWorkflow): string[] {
-	return polling.executions.flat().map((item) => String(item.json.eventId));
-}
-
-function openAsset(bed: Testbed = testbed): string {
-	const asset = bed.sim.data.assets().find((entry) => entry.status !== 'retired');
-	if (!asset) throw new Error('No asset left to change');
-	return asset.assetId;
-}
-
-async function withSimulator(options: SimulatorOptions, run: (bed: Testbed) => Promise<void>) {
-	const sim = await startSimulator({ invoices: 5, assets: 5, ...options });
-	const harness = new Harness();
-	const bed: Testbed = {
-		sim,
-		harness,
-		credential: harness.addCredential(credentialFor(sim)),
-		close: async () => await sim.close(),
-	};
-	try {
-		await run(bed);
-	} finally {
-		await bed.close();
-	}
+function openAsset(): string {
+	const [assetId] = assetIds(testbed, 1);
+	if (!assetId) throw new Error('No asset left to change');
+	return assetId;
 }
 
 describe('Polling Trigger: changes that share a second', () => {
@@ -129,11 +99,7 @@ describe('Polling Trigger: changes that share a second', () => {
 		const polling = workflow(['asset.updated']);
 		await polling.activate();
 		sim.clock.advance(MINUTE);
-		const [a, b] = sim.data
-			.assets()
-			.filter((asset) => asset.status !== 'retired')
-			.slice(0, 2)
-			.map((asset) => asset.assetId);
+		const [a, b] = assetIds(testbed, 2);
 		const sites = ['Berlin HQ', 'Munich DC-2', 'Hamburg Branch'];
 		for (const site of sites) {
 			sim.updateAsset(a, { site });
@@ -293,7 +259,7 @@ describe('Polling Trigger: lists that page otherwise', () => {
 	test('without totalItems, in updatedAt order, a record changed while the pages are read makes the trigger read again, and nothing is lost', async () => {
 		const paidDuringRead: string[] = [];
 		let payOnSecondPage: (() => void) | undefined;
-		await withSimulator(
+		await withTestbed(
 			{
 				onRequest: (request) => {
 					if (request.route === 'invoices.list' && payOnSecondPage) {
@@ -380,11 +346,7 @@ describe('Polling Trigger: stamps it cannot trust', () => {
 		sim.clock.advance(MINUTE);
 		const now = sim.clock.now();
 		const second = now.toISOString().slice(0, 19);
-		const [withFraction, withOffset] = sim.data
-			.assets()
-			.filter((asset) => asset.status !== 'retired')
-			.slice(0, 2)
-			.map((asset) => asset.assetId);
+		const [withFraction, withOffset] = assetIds(testbed, 2);
 		sim.updateAsset(withFraction, { site: 'Zurich Lab' });
 		sim.restamp('asset', withFraction, `${second}.500Z`, {
 			deviation: 'an updatedAt with fractions',

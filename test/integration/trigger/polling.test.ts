@@ -1,13 +1,17 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../../nodes/InvoicingAssets/transport/contract';
-import { PollingWorkflow, type PollOutcome } from '../../harness/poller';
 import { startTestbed, type Testbed } from '../../harness/testbed';
-import { startSimulator } from '../../simulator';
-import { credentialFor } from '../../harness/testbed';
-import { Harness } from '../../harness/workflow';
-
-const MINUTE = 60_000;
+import {
+	allEventIds,
+	assetIds as openAssets,
+	itemsOf,
+	jsonOf,
+	keys,
+	MINUTE,
+	pollingWorkflow,
+	withTestbed,
+} from './polling-helpers';
 
 let testbed: Testbed;
 
@@ -24,37 +28,11 @@ afterEach(() => {
 });
 
 function workflow(events: string[] = ['*'], bed: Testbed = testbed) {
-	return new PollingWorkflow(bed.harness, bed.credential, { events });
+	return pollingWorkflow(bed, events);
 }
 
-function jsonOf(items: INodeExecutionData[] | null): IDataObject[] {
-	return (items ?? []).map((item) => item.json);
-}
-
-function itemsOf(outcome: PollOutcome): IDataObject[] {
-	if ('error' in outcome) throw outcome.error;
-	return jsonOf(outcome.items);
-}
-
-/** eventType:record for each item, to compare what was reported. */
-function keys(items: IDataObject[]): string[] {
-	return items.map((item) => {
-		const data = item.data as IDataObject;
-		return `${String(item.eventType)}:${String(data.invoiceNumber ?? data.assetId)}`;
-	});
-}
-
-/** Every eventId each workflow execution carried, across all polls. */
-function allEventIds(polling: PollingWorkflow): string[] {
-	return polling.executions.flat().map((item) => String(item.json.eventId));
-}
-
-function assetIds(count: number, bed: Testbed = testbed): string[] {
-	return bed.sim.data
-		.assets()
-		.filter((asset) => asset.status !== 'retired')
-		.slice(0, count)
-		.map((asset) => asset.assetId);
+function assetIds(count: number): string[] {
+	return openAssets(testbed, count);
 }
 
 describe('Polling Trigger', () => {
@@ -307,15 +285,8 @@ describe('Polling Trigger', () => {
 	])(
 		'with the service’s clock 3 minutes %s n8n’s, no change is lost or repeated',
 		async (_, offsetMs) => {
-			const sim = await startSimulator({ invoices: 5, assets: 5, clockOffsetMs: offsetMs });
-			const harness = new Harness();
-			const bed: Testbed = {
-				sim,
-				harness,
-				credential: harness.addCredential(credentialFor(sim)),
-				close: async () => await sim.close(),
-			};
-			try {
+			await withTestbed({ clockOffsetMs: offsetMs }, async (bed) => {
+				const { sim } = bed;
 				const before = sim.issueInvoice().invoice.invoiceNumber;
 				const polling = workflow(['invoice.issued', 'invoice.paid'], bed);
 				await polling.activate();
@@ -327,9 +298,7 @@ describe('Polling Trigger', () => {
 				}
 				await polling.poll();
 				expect(allEventIds(polling).sort()).toEqual(expected.sort());
-			} finally {
-				await bed.close();
-			}
+			});
 		},
 	);
 
@@ -357,6 +326,21 @@ describe('Polling Trigger', () => {
 			},
 		]);
 		expect(JSON.stringify(polling.savedStaticData())).toBe(saved);
+	});
+
+	test('Fetch Test Event asks for one page at a time, at most five per record kind, however many records the service holds', async () => {
+		await withTestbed({ invoices: 1050, assets: 300 }, async (bed) => {
+			const { sim } = bed;
+			// 300 invoices issued just now, none cancelled: only the seeded ones of 2024 and 2025 are.
+			for (let i = 0; i < 300; i++) sim.issueInvoice();
+			sim.log.reset();
+			const polling = workflow(['invoice.cancelled'], bed);
+			const [event] = jsonOf(await polling.fetchTestEvent());
+			expect(event).toMatchObject({ eventType: 'invoice.cancelled' });
+			const lists = sim.log.entries({ route: 'invoices.list' });
+			expect(lists.every((entry) => entry.query.page === '1')).toBe(true);
+			expect(lists.length).toBeLessThanOrEqual(1 + 4);
+		});
 	});
 
 	test('an idle poll costs one list request per record kind', async () => {
