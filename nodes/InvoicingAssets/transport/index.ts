@@ -58,14 +58,14 @@ export interface ServiceRequest {
 	subject?: string;
 	itemIndex?: number;
 	/**
-	 * Epoch ms by which the request must be done (e.g. a poll's budget): no retry waits past it,
-	 * and an attempt is given up DEADLINE_GRACE_MS after it.
+	 * Epoch ms by which the request should be done (e.g. a poll's budget): no retry waits past it,
+	 * and an attempt is given up DEADLINE_GRACE_MS after it (after that long, once past it).
 	 */
 	deadline?: number;
 }
 
 /** How long an attempt may run past its request's deadline before it is given up. */
-export const DEADLINE_GRACE_MS = 1000;
+export const DEADLINE_GRACE_MS = 1500;
 
 /**
  * Token renewals in progress in this n8n process, per credential: each resolves to the new token
@@ -159,11 +159,14 @@ export class ServiceClient {
 		}
 	}
 
-	/** The time an attempt starting after `waitMs` may take: the usual limit, within the deadline. */
+	/**
+	 * The time an attempt starting after `waitMs` may take: the usual limit, within the deadline,
+	 * but at least DEADLINE_GRACE_MS (an attempt past the deadline is one the caller still wants).
+	 */
 	private timeoutBefore(deadline: number | undefined, waitMs = 0): number {
 		if (deadline === undefined) return REQUEST_TIMEOUT_MS;
 		const left = deadline + DEADLINE_GRACE_MS - Date.now() - waitMs;
-		return Math.max(1, Math.min(REQUEST_TIMEOUT_MS, left));
+		return Math.max(DEADLINE_GRACE_MS, Math.min(REQUEST_TIMEOUT_MS, left));
 	}
 
 	/** Waits `ms`; false when the execution was cancelled meanwhile (the wait then ends at once). */

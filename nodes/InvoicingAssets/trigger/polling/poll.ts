@@ -24,7 +24,6 @@ import {
 	POLLABLE_EVENT_TYPES,
 	readKindState,
 	testEventOf,
-	type KindState,
 	type PollableEventType,
 	type PolledEvent,
 	type PolledRecord,
@@ -91,9 +90,11 @@ async function pollWithinBudget(
 	const memories = new Map<RecordKind, { memory: ChangeMemory; report: boolean }>();
 	const events: PolledEvent[] = [];
 	let failure: unknown;
+	let progressOwed = true;
 	// Each kind may take its share of the time left, so that one kind's backlog never stops the
-	// other; what a kind leaves unused goes, in a second round, to the kinds not read up to now.
-	let unread = kinds;
+	// other; the kind furthest behind goes first, and what a kind leaves unused goes, in a second
+	// round, to the kinds not read up to now. Every poll reads at least one window completely.
+	let unread = [...kinds].sort((a, b) => settledOf(stored[a]) - settledOf(stored[b]));
 	for (let round = 0; round < 2 && unread.length > 0 && failure === undefined; round++) {
 		const stillUnread: RecordKind[] = [];
 		for (const [index, kind] of unread.entries()) {
@@ -104,16 +105,34 @@ async function pollWithinBudget(
 				let known = memories.get(kind);
 				if (!known) {
 					const state = readKindState(stored[kind]);
-					const clock = state ? undefined : await reader.serviceTime();
-					const start = clock ? baselineState(clock.now - (clock.tolerance - OVERLAP_MS)) : state;
-					known = { memory: new ChangeMemory(start as KindState), report: state !== undefined };
+					if (state) {
+						known = { memory: new ChangeMemory(state), report: true };
+					} else {
+						// The baseline: what changed from its moment on is remembered, not reported.
+						const { at, records: seen } = await reader.baseline();
+						const memory = new ChangeMemory(baselineState(at));
+						if (seen) {
+							memory.take(
+								{ from: memory.settledAt, serviceNow: at, tolerance: OVERLAP_MS, records: seen },
+								wanted,
+								false,
+							);
+							memories.set(kind, { memory, report: true });
+							progressOwed = false;
+							continue;
+						}
+						known = { memory, report: false };
+					}
 					memories.set(kind, known);
 				}
 				const { memory, report } = known;
+				const before = memory.settledAt;
 				const readToNow = await reader.drain(
 					() => memory.settledAt,
 					(window) => events.push(...memory.take(window, wanted, report)),
+					progressOwed,
 				);
+				if (memory.settledAt > before || readToNow) progressOwed = false;
 				if (!readToNow) stillUnread.push(kind);
 			} catch (error) {
 				failure = error;
@@ -141,6 +160,12 @@ async function pollWithinBudget(
 	if (events.length === 0) return null;
 	events.sort(byOccurrence);
 	return [context.helpers.returnJsonArray(events as unknown as IDataObject[])];
+}
+
+/** Where a stored kind stands (epoch ms); a kind without state (a baseline to take) first. */
+function settledOf(stored: unknown): number {
+	const state = readKindState(stored);
+	return state ? (readServiceTime(state.settled) ?? 0) : Number.NEGATIVE_INFINITY;
 }
 
 /**

@@ -69,23 +69,46 @@ export class WindowReader {
 		private readonly budget: PollBudget,
 	) {}
 
-	/** The service's time now, from a one-record list request: the baseline's moment. */
+	/**
+	 * The baseline's moment (the service's time) and, when one page held them, the records
+	 * changed from it on: one request reading the last OVERLAP_MS by n8n's clock, which holds
+	 * them unless the service's clock is further behind n8n's or the list fuller than a page.
+	 */
+	async baseline(): Promise<{ at: number; records?: PolledRecord[] }> {
+		const from = floorSecond(Date.now() - OVERLAP_MS);
+		const first = await this.page(from, undefined, FIRST_PAGE, MAX_PAGE_SIZE, undefined);
+		const clock = clockOf(first);
+		const at = clock.now - (clock.tolerance - OVERLAP_MS);
+		const whole =
+			isLastPage(first, FIRST_PAGE) &&
+			(first.total === undefined || first.records.length >= first.total);
+		return whole && from <= at ? { at, records: first.records } : { at };
+	}
+
+	/** The service's time now, from a one-record list request. */
 	async serviceTime(): Promise<{ now: number; tolerance: number }> {
-		return clockOf(await this.page(undefined, undefined, FIRST_PAGE, 1));
+		return clockOf(await this.page(undefined, undefined, FIRST_PAGE, 1, this.budget.deadline));
 	}
 
 	/**
 	 * Reads windows from `from()` on, handing each window read completely to `take` (which moves
 	 * `from()` on), until the list is read up to the service's time (true) or the budget is
-	 * spent (false). Fails when READ_ATTEMPTS windows in a row did not add up, or a request fails.
+	 * spent (false). With `progressOwed` (nothing read completely in this poll yet) the first
+	 * window is read even past the budget, so that every poll moves on; it is then as small as a
+	 * page. Fails when READ_ATTEMPTS windows in a row did not add up, or a request fails.
 	 */
-	async drain(from: () => number, take: (window: ReadWindow) => void): Promise<boolean> {
+	async drain(
+		from: () => number,
+		take: (window: ReadWindow) => void,
+		progressOwed = false,
+	): Promise<boolean> {
+		let owed = progressOwed;
 		let to: number | undefined;
 		let notAddedUp = 0;
 		for (;;) {
-			if (this.timeLeft() < this.pageMs) return false;
+			if (!owed && this.timeLeft() < this.pageMs) return false;
 			const start = from();
-			const read = await this.readWindow(start, to);
+			const read = await this.readWindow(start, to, owed);
 			if (read.outcome === 'out of budget') return false;
 			if (read.outcome === 'narrow') {
 				to = read.to;
@@ -100,15 +123,25 @@ export class WindowReader {
 				continue;
 			}
 			notAddedUp = 0;
+			owed = false;
 			take(read.window);
 			if (read.window.to === undefined) return true;
 			to = undefined;
 		}
 	}
 
-	/** One window from `from` to `to` (undefined: to now): read whole, or how to narrow it. */
-	private async readWindow(from: number, to: number | undefined): Promise<WindowRead> {
-		const first = await this.page(from, to, FIRST_PAGE, MAX_PAGE_SIZE);
+	/**
+	 * One window from `from` to `to` (undefined: to now): read whole, or how to narrow it. With
+	 * `owed`, the time left is no bound: a window is planned to fit one page, and read.
+	 */
+	private async readWindow(
+		from: number,
+		to: number | undefined,
+		owed: boolean,
+	): Promise<WindowRead> {
+		// The deadline bounds retry waits even when a window is owed; an attempt still gets a moment.
+		const { deadline } = this.budget;
+		const first = await this.page(from, to, FIRST_PAGE, MAX_PAGE_SIZE, deadline);
 		const clock = clockOf(first);
 		const complete = (records: PolledRecord[]): WindowRead => ({
 			outcome: 'complete',
@@ -125,25 +158,29 @@ export class WindowReader {
 		const pagesLeft =
 			first.total === undefined ? undefined : Math.ceil(first.total / MAX_PAGE_SIZE) - 1;
 		const affordablePages =
-			Math.floor((this.timeLeft() * PLANNING_SHARE) / Math.max(this.pageMs, 1)) * PAGE_CONCURRENCY;
+			Math.floor((Math.max(this.timeLeft(), 0) * PLANNING_SHARE) / Math.max(this.pageMs, 1)) *
+			PAGE_CONCURRENCY;
 		const fits =
 			pagesLeft !== undefined &&
 			pagesLeft <= affordablePages &&
 			(first.total as number) <= this.budget.records;
 		if (fits || !splittable || first.total === undefined) {
-			const rest = await this.readRest(from, to, first, splittable);
+			const rest = await this.readRest(from, to, first, splittable ? deadline : undefined, owed);
 			if (rest === 'not added up') return { outcome: rest, end };
-			return rest === undefined ? this.halve(from, end) : complete(rest);
+			return rest === undefined ? this.halve(from, end, owed) : complete(rest);
 		}
-		const fitting = Math.min(affordablePages * MAX_PAGE_SIZE, this.budget.records);
-		if (fitting < MAX_PAGE_SIZE) return { outcome: 'out of budget' };
+		let fitting = Math.min(affordablePages * MAX_PAGE_SIZE, this.budget.records);
+		if (fitting < MAX_PAGE_SIZE) {
+			if (!owed) return { outcome: 'out of budget' };
+			fitting = MAX_PAGE_SIZE;
+		}
 		const share = (fitting / first.total) * PLANNING_SHARE;
 		return { outcome: 'narrow', to: endOfSecond(from + (end - from) * share) };
 	}
 
 	/** Half the window, to be read again: the budget did not last for the whole. */
-	private halve(from: number, end: number): WindowRead {
-		if (this.timeLeft() < 2 * this.pageMs) return { outcome: 'out of budget' };
+	private halve(from: number, end: number, owed: boolean): WindowRead {
+		if (!owed && this.timeLeft() < 2 * this.pageMs) return { outcome: 'out of budget' };
 		return { outcome: 'narrow', to: endOfSecond(from + (end - from) / 2) };
 	}
 
@@ -151,13 +188,15 @@ export class WindowReader {
 	 * The records of a window whose first page is read: with a total, the other pages at the same
 	 * time (PAGE_CONCURRENCY), then the check that they add up to it; without one, page after
 	 * page until a short page, and a record given twice means pages moved. undefined when the
-	 * budget ended first (only while `withinBudget`).
+	 * budget ended first (only with a `deadline`; a window with a total that is `owed` is read
+	 * whole, and without a total pages are read one by one while the budget lasts).
 	 */
 	private async readRest(
 		from: number,
 		to: number | undefined,
 		first: ListPage,
-		withinBudget: boolean,
+		deadline: number | undefined,
+		owed = false,
 	): Promise<PolledRecord[] | 'not added up' | undefined> {
 		const byId = new Map<string, PolledRecord>();
 		let given = 0;
@@ -171,7 +210,7 @@ export class WindowReader {
 			if (page.total !== undefined) total = Math.max(total ?? 0, page.total);
 		};
 		keep(first);
-		const deadline = withinBudget ? this.budget.deadline : undefined;
+		const withinBudget = deadline !== undefined && !(owed && first.total !== undefined);
 		if (first.total !== undefined) {
 			const lastPage = FIRST_PAGE + Math.ceil(first.total / MAX_PAGE_SIZE) - 1;
 			let next = FIRST_PAGE + 1;
@@ -204,7 +243,7 @@ export class WindowReader {
 		to: number | undefined,
 		page: number,
 		pageSize: number,
-		deadline: number | undefined = this.budget.deadline,
+		deadline: number | undefined,
 	): Promise<ListPage> {
 		const window: Pick<InvoiceFilters & AssetFilters, 'updatedFrom' | 'updatedTo'> = {};
 		if (from !== undefined) window.updatedFrom = toServiceTimestamp(new Date(from));
