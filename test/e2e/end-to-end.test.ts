@@ -18,10 +18,12 @@ import {
 	waitForEvent,
 	waitForExecutions,
 } from '../n8n/executions';
+import { saveCredentialInEditor } from '../n8n/credentials';
 import { N8nInstance } from '../n8n/instance';
 import { disposePackedPackage } from '../n8n/package';
+import { publishAndSettle } from '../n8n/publication';
 import { watchSubscriptions } from '../n8n/subscriptions';
-import { startSimulator, type Simulator } from '../simulator';
+import { startSimulator, type ClientRecord, type Simulator } from '../simulator';
 import {
 	ACTION_TYPE,
 	CREDENTIAL_TYPE,
@@ -83,22 +85,26 @@ async function deliver(query: string, body: unknown) {
 	return { status: response.statusCode, text: await response.body.text() };
 }
 
-function credentialData(clientSecret = sim.defaultClient.clientSecret) {
+function credentialData(key: ClientRecord, clientSecret = key.clientSecret) {
 	return {
 		environment: 'production',
 		baseUrl: sim.serviceUrl,
 		identityUrl: sim.identityUrl,
-		scope: sim.defaultClient.scope,
-		clientId: sim.defaultClient.clientId,
+		scope: key.scope,
+		clientId: key.clientId,
 		clientSecret,
 	};
 }
 
-async function createCredential(instance: N8nInstance, name: string, clientSecret?: string) {
+async function createCredential(
+	instance: N8nInstance,
+	name: string,
+	{ key = sim.defaultClient, clientSecret }: { key?: ClientRecord; clientSecret?: string } = {},
+) {
 	const created = await instance.api<{ id: string; name: string }>('POST', '/credentials', {
 		name,
 		type: CREDENTIAL_TYPE,
-		data: credentialData(clientSecret),
+		data: credentialData(key, clientSecret),
 	});
 	expect(created.status).toBe(200);
 	return { id: created.body.id, name: created.body.name };
@@ -146,7 +152,7 @@ test('2. the credential created through the public API passes its test; a wrong 
 	expect(tested.body).toMatchObject({ status: 'OK' });
 
 	const wrongSecret = `${sim.defaultClient.clientSecret.slice(0, -4)}xxxx`;
-	const wrong = await createCredential(n8n, 'Wrong secret', wrongSecret);
+	const wrong = await createCredential(n8n, 'Wrong secret', { clientSecret: wrongSecret });
 	const failed = await n8n.api<{ status: string; message: string }>(
 		'POST',
 		`/credentials/${wrong.id}/test`,
@@ -290,7 +296,105 @@ test('9. unpublish leaves no subscription; 20 publish/unpublish cycles never hol
 	expect(ourSubscriptions()).toHaveLength(0);
 });
 
-test('10. after an out-of-band deletion, a restart in legacy publication mode re-creates the subscription', async () => {
+test('10. the API key replaced as the README’s Expiry section says: each event runs once, nothing of the old key is left, unpublish and publish work', async () => {
+	// A workflow of its own, published on a credential of its own: key A.
+	const oldKey = sim.registerClient({ environment: 'production' });
+	const rotated = await createCredential(n8n, 'Invoicing & Assets, key to replace', {
+		key: oldKey,
+	});
+	const hookId = randomUUID();
+	const created = await n8n.api<{ id: string }>(
+		'POST',
+		'/workflows',
+		invoiceToAssetWorkflow(rotated, hookId),
+	);
+	const rotating = created.body.id;
+	const subscriptionsOf = (clientId: string) =>
+		sim.subscriptions
+			.list(clientId)
+			.filter((subscription) => subscription.notificationUrl.includes(hookId));
+	expect((await publishAndSettle(n8n, rotating, 'publish')).status).toBe('published');
+	const [oldSubscription] = subscriptionsOf(oldKey.clientId);
+	expect(subscriptionsOf(oldKey.clientId)).toHaveLength(1);
+	// The service retries for longer than it takes to unpublish and publish again.
+	sim.deliveries.setOptions({ retrySchedule: [1000, 2000, 4000, 8000, 15_000] });
+	const before = await listExecutions(n8n, rotating);
+	const events: string[] = [];
+	const issue = () => events.push(issueInvoiceBillingAnAsset().event.eventId);
+	const ran = (eventId: string) =>
+		waitForEvent(n8n, rotating, NODE_NAMES.trigger, eventId, { after: before });
+
+	try {
+		issue();
+		// 1. A new key, in the same portal tab.
+		const newKey = sim.registerClient({ environment: 'production' });
+		issue();
+		// 2. The new key entered in the credential and saved, as the editor does.
+		const saving = saveCredentialInEditor(n8n, rotated.id, {
+			clientId: newKey.clientId,
+			clientSecret: newKey.clientSecret,
+			keyExpiresOn: newKey.keyExpiresAt.toISOString().slice(0, 10),
+		});
+		issue();
+		expect((await saving).status).toBe('OK');
+		// Runs that began before the save ended may still use the old key; from here on none may.
+		await ran(events[2]);
+		const savedSeq = sim.log.entries().at(-1)?.seq ?? 0;
+		issue();
+		// 3. Unpublish, then publish.
+		await publishAndSettle(n8n, rotating, 'unpublish');
+		issue();
+		const whileUnpublished = events.at(-1) ?? '';
+		expect((await publishAndSettle(n8n, rotating, 'publish')).status).toBe('published');
+		issue();
+		expect(subscriptionsOf(newKey.clientId)).toHaveLength(1);
+		// 4. Once the service has retried what it could not deliver, the old key is deleted.
+		await sim.waitForDeliveries(120_000);
+		issue();
+		const ended = sim.deleteClient(oldKey.clientId);
+		issue();
+
+		await sim.waitForDeliveries(120_000);
+		// A sentinel sent once every other delivery settled: its run proves theirs were handled.
+		issue();
+		const since = await ran(events.at(-1) ?? '');
+		expect(
+			events.map((eventId) => since.get(eventId)?.map((execution) => execution.status) ?? []),
+		).toEqual(events.map(() => ['success']));
+		expect([...since.keys()].sort()).toEqual([...events].sort());
+
+		// What the service sent while the workflow was unpublished came through the old key's
+		// subscription once n8n answered again.
+		const tries = sim.deliveries
+			.entries({ eventId: whileUnpublished })
+			.map((attempt) => [attempt.subscriptionId === oldSubscription.id, attempt.status]);
+		expect(tries[0]).toEqual([true, 404]);
+		expect(tries.at(-1)).toEqual([true, 200]);
+
+		// Nothing of the old key is left, and its token was not sent after the save.
+		expect(ended.map((subscription) => subscription.id)).toEqual([oldSubscription.id]);
+		expect(sim.subscriptions.list(oldKey.clientId)).toEqual([]);
+		const oldKeysCalls = sim.log
+			.entries()
+			.filter((entry) => entry.seq > savedSeq && entry.clientId === oldKey.clientId);
+		expect(oldKeysCalls.map((entry) => `${entry.method} ${entry.path}`)).toEqual([]);
+		expect(n8n.log()).toContain(
+			`subscription ${oldSubscription.id} was created with the API key with client ID '${oldKey.clientId}', which the credential no longer holds`,
+		);
+
+		// Unpublish and publish work as ever.
+		await publishAndSettle(n8n, rotating, 'unpublish');
+		expect(subscriptionsOf(newKey.clientId)).toEqual([]);
+		expect((await publishAndSettle(n8n, rotating, 'publish')).status).toBe('published');
+		expect(subscriptionsOf(newKey.clientId)).toHaveLength(1);
+		await publishAndSettle(n8n, rotating, 'unpublish');
+		expectNoSecret(n8n.log(), secrets([newKey.clientSecret, 'client secret']), 'n8n’s log');
+	} finally {
+		sim.deliveries.setOptions({ retrySchedule: [300, 1000, 2000] });
+	}
+});
+
+test('11. after an out-of-band deletion, a restart in legacy publication mode re-creates the subscription', async () => {
 	expect((await n8n.api('POST', `/workflows/${workflowId}/publish`)).status).toBe(200);
 	const [original] = await waitFor('the subscription', () =>
 		ourSubscriptions().length === 1 ? ourSubscriptions() : undefined,
@@ -311,7 +415,7 @@ test('10. after an out-of-band deletion, a restart in legacy publication mode re
 	expect(list.filter((entry) => entry.status === 'success')).toHaveLength(before + 1);
 });
 
-test('11. an n8n with a plain-http webhook URL registers nothing and explains the HTTPS requirement', async () => {
+test('12. an n8n with a plain-http webhook URL registers nothing and explains the HTTPS requirement', async () => {
 	plainN8n = new N8nInstance({ name: 'plain-http', https: false });
 	await plainN8n.start();
 	const plainCredential = await createCredential(plainN8n, 'Invoicing & Assets account');
@@ -352,7 +456,7 @@ test('11. an n8n with a plain-http webhook URL registers nothing and explains th
 	).toBe(false);
 });
 
-test('12. "Listen for test event" (the editor\'s Execute step) registers a /webhook-test/ subscription, runs once on an event, then deletes it; the published one stays', async () => {
+test('13. "Listen for test event" (the editor\'s Execute step) registers a /webhook-test/ subscription, runs once on an event, then deletes it; the published one stays', async () => {
 	expect(ourSubscriptions()).toHaveLength(1);
 	const [production] = ourSubscriptions();
 	const isTestUrl = (url: string) => new URL(url).pathname === `/webhook-test/${webhookId}/webhook`;

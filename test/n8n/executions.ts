@@ -4,9 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { N8nInstance } from './instance';
 
-/** Polls `probe` until it gives a value other than undefined or false. */
+/** Polls `probe` until it gives a value other than undefined or false; `what` names it in the timeout. */
 export async function waitFor<T>(
-	what: string,
+	what: string | (() => string),
 	probe: () => Promise<T | undefined | false> | T | undefined | false,
 	timeoutMs = 60_000,
 	intervalMs = 100,
@@ -16,7 +16,9 @@ export async function waitFor<T>(
 		const value = await probe();
 		if (value !== undefined && value !== false) return value;
 		if (Date.now() > deadline)
-			throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+			throw new Error(
+				`Timed out after ${timeoutMs / 1000} s waiting for ${typeof what === 'string' ? what : what()}`,
+			);
 		await sleep(intervalMs);
 	}
 }
