@@ -1,7 +1,5 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 import type { INodeCredentialsDetails } from 'n8n-workflow';
 
-import { LATE_CREATE_RECHECK_DELAYS_MS } from '../../../nodes/InvoicingAssets/transport/contract';
 import { TEST_SUBSCRIPTION_MAX_AGE_MS } from '../../../nodes/InvoicingAssets/trigger/leftovers';
 import { useN8nLog } from '../../harness/n8n-log';
 import { credentialFor, type Testbed } from '../../harness/testbed';
@@ -122,16 +120,22 @@ test('after a failed delete, the next publish does not keep a subscription for e
 describe('subscriptions the trigger left behind at its webhook URL', () => {
 	test('a create the service commits after the trigger stopped looking is deleted at the next publish', async () => {
 		const { sim } = testbed;
-		const commitDelay = LATE_CREATE_RECHECK_DELAYS_MS.reduce((sum, ms) => sum + ms, 0) + 500;
-		sim.setCreateCommitDelay(commitDelay);
+		const store = sim.subscriptions;
+		const commit = store.create.bind(store);
+		// The service takes the create, loses its answer, and commits it only later: here, once the
+		// trigger has given up looking for it.
+		let committing: Parameters<typeof commit> | undefined;
+		jest.spyOn(store, 'create').mockImplementationOnce((...args) => {
+			committing = args;
+			return { ...args[0], id: args[3] ?? '', createdAt: args[1] };
+		});
 		sim.faults.add({ route: 'subscriptions.create', drop: true, afterHandling: true, times: 1 });
 		const host = await startHost();
 		await expect(host.publish()).rejects.toThrow(
 			'should one show up later, publishing the workflow again deletes any subscription this trigger left at its webhook URL',
 		);
-		while (sim.subscriptions.size === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-		const [late] = sim.subscriptions.list();
-		sim.setCreateCommitDelay(undefined);
+		expect(committing).toBeDefined();
+		const late = commit(...(committing as Parameters<typeof commit>));
 
 		await host.publish();
 		expect(sim.subscriptions.has(late.id)).toBe(false);
