@@ -43,6 +43,7 @@ import { pollingSoakCheck } from './polling';
 import { Report } from './report';
 import { defaultModeCyclesCheck, soakCheck } from './soak';
 import { CI_SIZES, FULL_SIZES, OWN_OUTPUT_FILE, printable, type RunContext } from './support';
+import { keyRotationCheck } from './keys';
 import { identityFaultsCheck, leftoversCheck } from './leftovers';
 import { tokenCheck } from './token';
 import { versusHttpRequestCheck } from './versus-http-request';
@@ -62,6 +63,7 @@ const CHECKS: Check[] = [
 	{ id: 'token', item: '5 token', usesMainN8n: true, run: tokenCheck },
 	{ id: 'token-faults', item: '5 token', usesMainN8n: false, run: identityFaultsCheck },
 	{ id: 'publish', item: '1 soak', usesMainN8n: true, run: defaultModeCyclesCheck },
+	{ id: 'keys', item: '1 soak', usesMainN8n: true, run: keyRotationCheck },
 	{ id: 'soak', item: '1 soak', usesMainN8n: false, run: soakCheck },
 	{ id: 'polling', item: '8 polling', usesMainN8n: false, run: pollingSoakCheck },
 	{ id: 'leftovers', item: '1 soak', usesMainN8n: false, run: leftoversCheck },

@@ -33,6 +33,10 @@ export interface Sizes {
 	tokenRunsPerMinute: number;
 	fuzzValues: number;
 	malformedBodies: number;
+	/** Key rotation: published workflows, rounds of new keys, and the pause between events. */
+	keyRotationWorkflows: number;
+	keyRotations: number;
+	keyRotationEventMs: number;
 }
 
 export const FULL_SIZES: Sizes = {
@@ -50,6 +54,9 @@ export const FULL_SIZES: Sizes = {
 	tokenRunsPerMinute: 2,
 	fuzzValues: 10_000,
 	malformedBodies: 1000,
+	keyRotationWorkflows: 4,
+	keyRotations: 6,
+	keyRotationEventMs: 1000,
 };
 
 export const CI_SIZES: Sizes = {
@@ -67,6 +74,9 @@ export const CI_SIZES: Sizes = {
 	tokenRunsPerMinute: 2,
 	fuzzValues: 1000,
 	malformedBodies: 200,
+	keyRotationWorkflows: 2,
+	keyRotations: 2,
+	keyRotationEventMs: 500,
 };
 
 /** Everything the run printed (stdout and stderr), in `<workDir>/own/`, for the secret scan. */
