@@ -322,13 +322,20 @@ function readListPaging(value: unknown): ListPagingDeviation | undefined {
 	const deviation = value as Record<string, unknown>;
 	if (deviation.mode === 'ignore-paging') return { mode: 'ignore-paging' };
 	if (
+		deviation.mode === 'max-page-size' &&
+		Number.isInteger(deviation.maxPageSize) &&
+		(deviation.maxPageSize as number) >= 1
+	) {
+		return { mode: 'max-page-size', maxPageSize: deviation.maxPageSize as number };
+	}
+	if (
 		deviation.mode === 'ignore-page' &&
 		(deviation.totalItems === 'reported' || deviation.totalItems === 'null')
 	) {
 		return { mode: 'ignore-page', totalItems: deviation.totalItems };
 	}
 	throw new Error(
-		"listPaging must be null, { mode: 'ignore-paging' } or { mode: 'ignore-page', totalItems: 'reported' | 'null' }.",
+		"listPaging must be null, { mode: 'ignore-paging' }, { mode: 'ignore-page', totalItems: 'reported' | 'null' } or { mode: 'max-page-size', maxPageSize: <whole number ≥ 1> }.",
 	);
 }
 

@@ -600,6 +600,14 @@ function deviatingList(
 			deviation: 'list-ignores-paging',
 		};
 	}
+	if (deviation.mode === 'max-page-size') {
+		const pageSize = Math.min(query.pageSize, deviation.maxPageSize);
+		return {
+			status: 200,
+			body: { ...list(query.page, pageSize), page: query.page, pageSize },
+			deviation: `list-max-page-size-${deviation.maxPageSize}`,
+		};
+	}
 	const first = list(FIRST_PAGE, query.pageSize);
 	return {
 		status: 200,

@@ -92,10 +92,13 @@ export interface ActiveFault extends FaultRule {
  *   `page`, `pageSize` and `totalItems` are null.
  * - `ignore-page`: pageSize is honoured but every answer is page 1; `page` echoes the page asked
  *   for, and `totalItems` is the real total, or null with `totalItems: 'null'`.
+ * - `max-page-size`: pages hold at most `maxPageSize` records whatever `pageSize` asks for (a
+ *   service with a lower page limit); `pageSize` says the size used, `totalItems` the real total.
  */
 export type ListPagingDeviation =
 	| { mode: 'ignore-paging' }
-	| { mode: 'ignore-page'; totalItems: 'reported' | 'null' };
+	| { mode: 'ignore-page'; totalItems: 'reported' | 'null' }
+	| { mode: 'max-page-size'; maxPageSize: number };
 
 /**
  * The order of list answers (the contract assumes none): by id (the default), or by `updatedAt`

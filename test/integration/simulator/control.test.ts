@@ -217,7 +217,7 @@ describe('control API', () => {
 		await expect(control.seed({ invoices: -1 })).rejects.toMatchObject({ status: 400 });
 	});
 
-	test('deviations: a list that ignores paging (marked in the log), a create committed late; null restores the contract', async () => {
+	test('deviations: lists that page differently (marked in the log), a create committed late; null restores the contract', async () => {
 		const token = await fetchToken(agent, sim);
 		const page2 = () =>
 			call(agent, `${sim.serviceUrl}${paths.invoices}?page=2&pageSize=2`, { token });
@@ -230,6 +230,17 @@ describe('control API', () => {
 		);
 		await control.setDeviations({ listPaging: { mode: 'ignore-paging' } });
 		expect((await page2()).json.items).toHaveLength(sim.data.invoices().length);
+		await control.setDeviations({ listPaging: { mode: 'max-page-size', maxPageSize: 1 } });
+		const capped = await page2();
+		expect(capped.json.items).toEqual(sim.data.invoices().slice(1, 2));
+		expect(capped.json).toMatchObject({
+			page: 2,
+			pageSize: 1,
+			totalItems: sim.data.invoices().length,
+		});
+		expect(sim.log.entries({ route: 'invoices.list' }).at(-1)?.deviation).toBe(
+			'list-max-page-size-1',
+		);
 		await control.setDeviations({ listPaging: null });
 		const contract = await page2();
 		expect(contract.json.items).toEqual(sim.data.invoices().slice(2, 4));
