@@ -39,7 +39,7 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 import { DEFAULT_CONCURRENCY } from '../../nodes/InvoicingAssets/actions/common.descriptions';
-import { PAGE_CONCURRENCY } from '../../nodes/InvoicingAssets/transport';
+import { PAGE_CONCURRENCY } from '../../nodes/InvoicingAssets/transport/pageReader';
 import { Harness } from '../harness/workflow';
 import { SimulatorControlClient } from '../simulator/control-client';
 import {

@@ -1,5 +1,7 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
+import { MAX_PAGE_SIZE } from '../transport/contract';
+
 export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 32;
 
@@ -20,6 +22,9 @@ export const limitProperty: INodeProperties = {
 	description: 'Max number of results to return',
 	displayOptions: { show: { returnAll: [false] } },
 };
+
+/** What Return All can do now against a list that pages differently from the contract. */
+export const FIRST_RECORDS_ADVICE = `To get the first records now, turn off Return All and set a Limit of at most ${MAX_PAGE_SIZE}.`;
 
 export const simplifyOption: INodeProperties = {
 	displayName: 'Simplify',

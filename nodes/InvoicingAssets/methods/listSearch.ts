@@ -10,12 +10,11 @@ import {
 	FIRST_PAGE,
 	INVOICE_NUMBER_PATTERN,
 	MAX_PAGE_SIZE,
-	pageQuery,
 	paths,
 	type Asset,
 	type Invoice,
 } from '../transport/contract';
-import { readPage } from '../transport/responses';
+import { readPages } from '../transport/pageReader';
 import { redactDeliveryKey } from '../transport/notificationUrl';
 
 export async function searchSubscriptions(
@@ -128,7 +127,6 @@ async function searchList<T>(
 	const typed = filter?.trim() ?? '';
 	const needle = typed.toLowerCase();
 	const firstPage = Math.max(FIRST_PAGE, Number(paginationToken) || FIRST_PAGE);
-	const pagesToRead = needle === '' ? 1 : PAGES_PER_SEARCH;
 
 	const found: T[] = [];
 	if (firstPage === FIRST_PAGE && new RegExp(`^${source.idPattern}$`).test(typed)) {
@@ -138,29 +136,29 @@ async function searchList<T>(
 		if (exact && typeof exact === 'object') found.push(exact);
 	}
 
-	let page = firstPage;
-	let more = true;
-	const keepReading = (read: number) =>
-		read < pagesToRead ||
-		(needle !== '' && found.length === 0 && read < PAGES_PER_SEARCH_WITHOUT_MATCH);
-	for (let read = 0; keepReading(read) && more; read++, page++) {
-		const envelope = readPage<T>(
-			await client.request({
-				method: 'GET',
-				path: source.listPath,
-				qs: pageQuery(page, MAX_PAGE_SIZE),
-			}),
-		);
-		const items = envelope?.items ?? [];
-		found.push(
-			...items.filter((record) =>
-				source
-					.searchText(record)
-					.some((text) => typeof text === 'string' && text.toLowerCase().includes(needle)),
-			),
-		);
-		const total = typeof envelope?.totalItems === 'number' ? envelope.totalItems : undefined;
-		more = items.length === MAX_PAGE_SIZE && (total === undefined || page * MAX_PAGE_SIZE < total);
+	const matches = (record: T) =>
+		source
+			.searchText(record)
+			.some((text) => typeof text === 'string' && text.toLowerCase().includes(needle));
+	// The page "load more" goes on from; undefined once the list's last page was read.
+	let nextPage: number | undefined = firstPage;
+	const readOn = async (pages: number, untilMatch: boolean) => {
+		const pagesRead = readPages<T>(client, {
+			path: source.listPath,
+			startPage: nextPage,
+			limit: pages * MAX_PAGE_SIZE,
+			// Reading until the first match asks for one page at a time, so that none is wasted.
+			pagesInFlight: untilMatch ? 1 : undefined,
+		});
+		for await (const page of pagesRead) {
+			found.push(...page.records.filter(matches));
+			nextPage = page.endOfList ? undefined : page.page + 1;
+			if (untilMatch && found.length > 0) break;
+		}
+	};
+	await readOn(needle === '' ? 1 : PAGES_PER_SEARCH, false);
+	if (needle !== '' && found.length === 0 && nextPage !== undefined) {
+		await readOn(PAGES_PER_SEARCH_WITHOUT_MATCH - PAGES_PER_SEARCH, true);
 	}
 
 	const seen = new Set<string>();
@@ -171,5 +169,5 @@ async function searchList<T>(
 		seen.add(id);
 		results.push({ name: source.nameOf(record), value: id });
 	}
-	return { results, paginationToken: more ? String(page) : undefined };
+	return { results, paginationToken: nextPage === undefined ? undefined : String(nextPage) };
 }

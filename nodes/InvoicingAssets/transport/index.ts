@@ -9,39 +9,23 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	INode,
 	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import {
-	FIRST_PAGE,
-	isHttpsAddress,
-	JSON_MEDIA_TYPE,
-	MAX_PAGE_SIZE,
-	pageQuery,
-	paths,
-	type Subscription,
-} from './contract';
-import { listRecordKey, readPage, readSubscriptionListPage } from './responses';
+import { isHttpsAddress, JSON_MEDIA_TYPE, paths, type Subscription } from './contract';
 import { mayHaveActed, readFailure, toNodeApiError, type HttpFailure } from './errors';
-import { nextPage } from './pagination';
+import { readAllPages, SUBSCRIPTION_LIST } from './pageReader';
 import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, type RetryPolicy } from './retry';
 import { holdsUsableToken, isBoundTo, tokenFingerprint } from './tokenBinding';
+
+// The Polling Trigger's window reader imports it from here until it reads through pageReader.ts.
+export { PAGE_CONCURRENCY } from './pageReader';
 
 export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
 
 export const REQUEST_TIMEOUT_MS = 30_000;
-
-/** One page as paginate reads it. */
-interface PageRead<T> {
-	items: T[];
-	totalItems?: number;
-	/** A short page is the last page; so is the page that reaches the total. */
-	isLast: boolean;
-}
-
-/** How many pages of one list are fetched at the same time once its total is known. */
-export const PAGE_CONCURRENCY = 4;
 
 export type ServiceContext =
 	| IExecuteFunctions
@@ -185,114 +169,9 @@ export class ServiceClient {
 		return !signal.aborted;
 	}
 
-	/**
-	 * Reads up to `limit` records (all when undefined), never asking for more than needed. Once
-	 * the first page tells the total, the pages still needed are fetched up to
-	 * PAGE_CONCURRENCY at a time; without a total, or when the list grew meanwhile, page by page.
-	 * A record the list gives again (it shifted while being read) is kept once. A page that brings
-	 * no new record, or more records than asked for while more may remain, means the service
-	 * pages differently from the contract: that is an error, never an endless read or a list of
-	 * repeats.
-	 */
-	async paginate<T>(
-		path: string,
-		qs: IDataObject,
-		limit?: number,
-		itemIndex?: number,
-	): Promise<T[]> {
-		const wanted = limit ?? Number.MAX_SAFE_INTEGER;
-		const records: T[] = [];
-		const kept = new Set<string>();
-		const arrived = new Set<string>();
-		const remaining = () => wanted - records.length;
-		if (remaining() <= 0) return records;
-		const keyOf = (record: T) => listRecordKey(path, record);
-		// Checked as each page arrives, so that a service that ignores `page` costs a few requests.
-		const checkArrival = (page: PageRead<T>, asked: { page: number; pageSize: number }) => {
-			const fresh = page.items.filter((record) => !arrived.has(keyOf(record)));
-			for (const record of page.items) arrived.add(keyOf(record));
-			if (page.items.length > 0 && fresh.length === 0) {
-				throw this.pagesDiffer(
-					`Page ${asked.page} repeated records that earlier pages had given already, so the service seems to ignore the “page” argument.`,
-					itemIndex,
-				);
-			}
-		};
-		const take = (page: PageRead<T>, asked: { page: number; pageSize: number }) => {
-			for (const record of page.items) {
-				if (remaining() <= 0) break;
-				const key = keyOf(record);
-				if (kept.has(key)) continue;
-				kept.add(key);
-				records.push(record);
-			}
-			if (page.items.length > asked.pageSize && remaining() > 0 && !page.isLast) {
-				throw this.pagesDiffer(
-					`Page ${asked.page} held ${page.items.length} records where ${asked.pageSize} were asked for, without a total that says it holds them all, so the service seems to ignore the “page” and “pageSize” arguments.`,
-					itemIndex,
-				);
-			}
-		};
-		let consumed = 0;
-		const readNext = async () => {
-			const asked = nextPage(consumed, remaining());
-			const page = await this.readPageAt<T>(path, qs, asked, itemIndex);
-			consumed += page.items.length;
-			checkArrival(page, asked);
-			take(page, asked);
-			return page;
-		};
-
-		let last = await readNext();
-		if (last.isLast) return records;
-
-		if (last.totalItems !== undefined && remaining() > 0) {
-			const planned = Math.min(wanted, last.totalItems);
-			const pages: Array<
-				{ page: PageRead<T>; asked: { page: number; pageSize: number } } | undefined
-			> = [];
-			let cursor = consumed;
-			let stop = false;
-			// Each worker takes the next page of the plan; a last page or a failure stops them all.
-			const worker = async () => {
-				while (!stop && cursor < planned) {
-					const asked = nextPage(cursor, wanted - cursor);
-					cursor += asked.pageSize;
-					const slot = pages.push(undefined) - 1;
-					let page: PageRead<T> | undefined;
-					let accepted = false;
-					try {
-						page = await this.readPageAt<T>(path, qs, asked, itemIndex);
-						checkArrival(page, asked);
-						accepted = true;
-					} finally {
-						if (!accepted || page?.isLast) stop = true;
-					}
-					pages[slot] = { page, asked };
-				}
-			};
-			await Promise.all(Array.from({ length: PAGE_CONCURRENCY }, worker));
-			for (const entry of pages) {
-				if (!entry) break;
-				consumed += entry.page.items.length;
-				take(entry.page, entry.asked);
-				last = entry.page;
-				if (last.isLast) return records;
-			}
-		}
-		while (remaining() > 0 && !last.isLast) last = await readNext();
-		return records;
-	}
-
-	private pagesDiffer(detail: string, itemIndex?: number): NodeOperationError {
-		return new NodeOperationError(
-			this.context.getNode(),
-			'The service pages this list differently from the contract, so the node cannot read it whole',
-			{
-				description: `${detail} Rather than read on without end or return repeated records as the list, the node stopped. To get the first records now, turn off Return All and set a Limit of at most ${MAX_PAGE_SIZE}. The package’s assumptions about the service’s paging are listed in docs/service-contract.md in its repository; please report this.`,
-				itemIndex,
-			},
-		);
+	/** The node this client runs for, to name in errors. */
+	getNode(): INode {
+		return this.context.getNode();
 	}
 
 	/**
@@ -301,88 +180,10 @@ export class ServiceClient {
 	 * would subscribe a second time.
 	 */
 	async listSubscriptions(itemIndex?: number): Promise<Subscription[]> {
-		const byId = new Map<string, Subscription>();
-		let requested: { page: number; pageSize: number } | undefined;
-		for (;;) {
-			const body = await this.request({
-				method: 'GET',
-				path: paths.subscriptions,
-				qs: requested ? pageQuery(requested.page, requested.pageSize) : undefined,
-				itemIndex,
-			});
-			const page = readSubscriptionListPage(body, requested?.page ?? FIRST_PAGE);
-			if (!page) throw this.unreadableSubscriptionList('Its answer is neither shape.', itemIndex);
-			const before = byId.size;
-			for (const subscription of page.subscriptions) byId.set(subscription.id, subscription);
-			if (!page.next) return [...byId.values()];
-			if (byId.size === before) {
-				throw this.unreadableSubscriptionList(
-					`Page ${page.next.page - 1} repeated subscriptions it had given already, so the pages never end.`,
-					itemIndex,
-				);
-			}
-			requested = page.next;
-		}
-	}
-
-	private unreadableSubscriptionList(detail: string, itemIndex?: number): NodeOperationError {
-		return new NodeOperationError(
-			this.context.getNode(),
-			'The service’s subscription list has a form the node cannot read; please report this',
-			{
-				description: `Expected a JSON array of subscriptions, or pages of the form {"items": [...], "page", "pageSize", "totalItems"}, each subscription with an "id". ${detail} Rather than take an unreadable list for an empty one (for a trigger: and subscribe twice), the node stops. The package’s assumptions about the service are listed in docs/service-contract.md in its repository.`,
-				itemIndex,
-			},
-		);
-	}
-
-	private async readPageAt<T>(
-		path: string,
-		qs: IDataObject,
-		{ page, pageSize }: { page: number; pageSize: number },
-		itemIndex?: number,
-	): Promise<PageRead<T>> {
-		const body = await this.request({
-			method: 'GET',
-			path,
-			qs: { ...qs, ...pageQuery(page, pageSize) },
-			itemIndex,
-		});
-		const envelope = readPage<T>(body);
-		if (!envelope) {
-			throw new NodeOperationError(
-				this.context.getNode(),
-				'The service answered a list request with an unexpected shape',
-				{
-					description:
-						'Expected an object with an "items" array. The Data Service’s list format may have changed; please report this.',
-					itemIndex,
-				},
-			);
-		}
-		const totalItems =
-			typeof envelope.totalItems === 'number' && Number.isFinite(envelope.totalItems)
-				? envelope.totalItems
-				: undefined;
-		const readSoFar = (page - FIRST_PAGE) * pageSize + envelope.items.length;
-		if (envelope.items.length < pageSize && totalItems !== undefined && readSoFar < totalItems) {
-			// A page shorter than asked, though more records remain: the service pages differently
-			// from the contract (e.g. a lower page-size limit). Stopping here would lose records.
-			throw new NodeOperationError(
-				this.context.getNode(),
-				'The service’s pages do not add up, so the list would be incomplete',
-				{
-					description: `Page ${page} held ${envelope.items.length} records where ${pageSize} were asked for, though the service reports ${totalItems} in all. The node stopped rather than return part of the list. The service’s paging may differ from what this node assumes (see docs/service-contract.md in the package’s repository); please report it.`,
-					itemIndex,
-				},
-			);
-		}
-		return {
-			items: envelope.items,
-			totalItems,
-			isLast:
-				envelope.items.length < pageSize || (totalItems !== undefined && readSoFar >= totalItems),
-		};
+		// One page at a time: the list is assumed whole in one answer, and a page size the service
+		// chose is known only from its answer.
+		const read = { path: paths.subscriptions, itemIndex, pagesInFlight: 1 };
+		return await readAllPages(this, read, SUBSCRIPTION_LIST);
 	}
 
 	private async sendOnce(

@@ -5,7 +5,6 @@
  * guess) for what it cannot read.
  */
 import {
-	FIRST_PAGE,
 	LIST_RECORD_KEYS,
 	SUBSCRIPTION_ID_PATTERN,
 	type IdentityError,
@@ -96,6 +95,28 @@ export function readPage<T>(body: unknown): Page<T> | undefined {
 	return parsed as unknown as Page<T>;
 }
 
+/** One answer of a list, as pageReader.ts reads it. */
+export interface ListAnswer<T> {
+	items: T[];
+	/** The `pageSize` the answer reported, when a whole number of at least 1. */
+	pageSize?: number;
+	/** The `totalItems` it reported; undefined when `null` (the spec's empty field) or absent. */
+	totalItems?: number;
+	/** The answer is the whole list, not a page of it (the subscription list's bare array). */
+	whole?: boolean;
+}
+
+/** A page of the envelope, with its counts read only when they are whole numbers. */
+export function readListPage<T>(body: unknown): ListAnswer<T> | undefined {
+	const page = readPage<T>(body) as (Page<T> & Record<string, unknown>) | undefined;
+	if (!page) return undefined;
+	return {
+		items: page.items,
+		...(isWholeNumber(page.pageSize) && page.pageSize > 0 ? { pageSize: page.pageSize } : {}),
+		...(isWholeNumber(page.totalItems) ? { totalItems: page.totalItems } : {}),
+	};
+}
+
 /* ------------------------------------------------------------------ subscriptions */
 
 /**
@@ -120,41 +141,19 @@ export function isSubscriptionId(value: unknown): value is string {
 	return typeof value === 'string' && new RegExp(`^${SUBSCRIPTION_ID_PATTERN}$`).test(value);
 }
 
-/** One answer of the list call, as the trigger reads it. */
-export interface SubscriptionListPage {
-	subscriptions: Subscription[];
-	/** The page to ask for next; undefined when this answer holds the rest of the list. */
-	next?: { page: number; pageSize: number };
-}
-
 /**
- * assumed: the list call answers a bare array of every subscription of the API key. Should it
- * answer the page envelope instead, the next page is asked for (`page` + 1, with the `pageSize`
- * it reported, else the number of items it gave) until a short or empty page, or `totalItems`.
+ * assumed: the list call answers a bare array of every subscription of the API key; the page
+ * envelope is tolerated too (pageReader.ts then reads on, with the `pageSize` it reports).
  * undefined when the answer is neither shape, or an entry has no string `id`: an unreadable list
- * must never be taken for an empty one. `requestedPage` is the page asked for (FIRST_PAGE at first).
+ * must never be taken for an empty one.
  */
-export function readSubscriptionListPage(
-	body: unknown,
-	requestedPage = FIRST_PAGE,
-): SubscriptionListPage | undefined {
+export function readSubscriptionList(body: unknown): ListAnswer<Subscription> | undefined {
 	const parsed = parseJsonIfText(body);
-	const entries = Array.isArray(parsed) ? parsed : readPage<unknown>(parsed)?.items;
-	if (!entries?.every((entry) => isObject(entry) && isNonEmptyString(entry.id))) return undefined;
-	const subscriptions = entries as Subscription[];
-	if (Array.isArray(parsed) || subscriptions.length === 0) return { subscriptions };
-
-	const envelope = parsed as Record<string, unknown>;
-	const page =
-		isWholeNumber(envelope.page) && envelope.page >= FIRST_PAGE ? envelope.page : requestedPage;
-	const pageSize =
-		isWholeNumber(envelope.pageSize) && envelope.pageSize > 0
-			? envelope.pageSize
-			: subscriptions.length;
-	const total = isWholeNumber(envelope.totalItems) ? envelope.totalItems : undefined;
-	const readSoFar = (page - FIRST_PAGE) * pageSize + subscriptions.length;
-	const isLast = subscriptions.length < pageSize || (total !== undefined && readSoFar >= total);
-	return isLast ? { subscriptions } : { subscriptions, next: { page: page + 1, pageSize } };
+	const answer = Array.isArray(parsed)
+		? { items: parsed as unknown[], whole: true }
+		: readListPage<unknown>(parsed);
+	const readable = answer?.items.every((entry) => isObject(entry) && isNonEmptyString(entry.id));
+	return readable ? (answer as ListAnswer<Subscription>) : undefined;
 }
 
 /* ------------------------------------------------------------------------- events */

@@ -83,14 +83,11 @@ export function expectNoSecrets(testbed: Testbed, value: unknown, extra: string[
 	expectNoSecret(value, [...secretsOf(testbed), ...extra], 'the node’s output or errors');
 }
 
-/** Calls a listSearch method of the node as the editor does, with a real LoadOptionsContext. */
-export async function searchList(
+/** A real n8n-core LoadOptionsContext for the action node with the given credential, as the editor makes one. */
+export function loadOptionsContext(
 	testbed: Testbed,
-	method: keyof typeof listSearch,
-	filter?: string,
-	paginationToken?: string,
 	credential: INodeCredentialsDetails = testbed.credential,
-): Promise<INodeListSearchResult> {
+): LoadOptionsContext {
 	const node: INode = {
 		id: 'node-under-test',
 		name: 'Node Under Test',
@@ -118,7 +115,18 @@ export async function searchList(
 		updatedAt: new Date(),
 		activeVersionId: null,
 	});
-	const context = new LoadOptionsContext(workflow, node, additionalData, 'parameters');
+	return new LoadOptionsContext(workflow, node, additionalData, 'parameters');
+}
+
+/** Calls a listSearch method of the node as the editor does, with a real LoadOptionsContext. */
+export async function searchList(
+	testbed: Testbed,
+	method: keyof typeof listSearch,
+	filter?: string,
+	paginationToken?: string,
+	credential: INodeCredentialsDetails = testbed.credential,
+): Promise<INodeListSearchResult> {
+	const context = loadOptionsContext(testbed, credential);
 	return await (
 		listSearch[method] as (
 			this: LoadOptionsContext,

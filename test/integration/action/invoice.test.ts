@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { setGlobalState, type IDataObject } from 'n8n-workflow';
+import { setGlobalState, sleep, type IDataObject } from 'n8n-workflow';
 
 import { DEFAULT_CONCURRENCY } from '../../../nodes/InvoicingAssets/actions/common.descriptions';
 import { type Invoice } from '../../../nodes/InvoicingAssets/transport/contract';
@@ -276,27 +276,19 @@ describe('Invoice → Get Many: pages', () => {
 		},
 	);
 
+	const fullPages = (count: number) =>
+		Array.from({ length: count }, (_, index) => ({ page: index + 1, pageSize: 100 }));
 	test.each([
 		[5, [{ page: 1, pageSize: 5 }]],
 		[50, [{ page: 1, pageSize: 50 }]],
-		[
-			150,
-			[
-				{ page: 1, pageSize: 100 },
-				{ page: 3, pageSize: 50 },
-			],
-		],
-		// Numbered pages must start where reading stopped, so an odd tail takes a few small pages.
-		[
-			1049,
-			[
-				...Array.from({ length: 10 }, (_, i) => ({ page: i + 1, pageSize: 100 })),
-				{ page: 26, pageSize: 40 },
-				{ page: 131, pageSize: 8 },
-				{ page: 1049, pageSize: 1 },
-			],
-		],
-	])('Limit %i fetches no more records than needed', async (limit, pages) => {
+		[100, fullPages(1)],
+		// Above a page, full pages cut to the Limit: the fewest requests.
+		[137, fullPages(2)],
+		[150, fullPages(2)],
+		[199, fullPages(2)],
+		[250, fullPages(3)],
+		[1049, fullPages(11)],
+	])('Limit %i: exactly those records, with the fewest list requests', async (limit, pages) => {
 		const { testbed } = bed;
 		const result = await run(testbed, getMany({ returnAll: false, limit }));
 
@@ -561,6 +553,30 @@ describe('Invoice → From List search', () => {
 		expect(testbed.sim.log.count('invoices.list')).toBe(pageOfMatch);
 		expect(result.paginationToken).toBe(String(pageOfMatch + 1));
 	});
+
+	test.each([
+		['without a filter, the first page', '', 0],
+		['with a filter, the third page', 'inv-', 2],
+	])(
+		'a page that is not a page of records is an error, never an empty list (%s)',
+		async (_name, filter, skip) => {
+			const { testbed } = bed;
+			testbed.sim.faults.add({
+				route: 'invoices.list',
+				status: 200,
+				body: 'Service temporarily degraded',
+				skip,
+				times: 1,
+			});
+			await expect(searchList(testbed, 'searchInvoices', filter)).rejects.toThrow(
+				'The service answered a list request with an unexpected shape',
+			);
+			// The pages after it that were on their way finish here, not in the next test.
+			while (testbed.sim.log.inFlight('invoices.list') > 0) {
+				await sleep(20);
+			}
+		},
+	);
 
 	test('an exact invoice number is found directly, wherever it sits in the list', async () => {
 		const { testbed } = bed;

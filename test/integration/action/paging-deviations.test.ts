@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals */
-import { PAGE_CONCURRENCY } from '../../../nodes/InvoicingAssets/transport';
+import { PAGE_CONCURRENCY } from '../../../nodes/InvoicingAssets/transport/pageReader';
 import type { ListPagingDeviation } from '../../simulator';
 import { jsonOf, pageRequests, run, useTestbed } from './helpers';
 
@@ -9,7 +9,10 @@ const getMany = (parameters = {}) => ({ resource: 'invoice', operation: 'getAll'
 const PAGES_DIFFER =
 	'The service pages this list differently from the contract, so the node cannot read it whole';
 
-afterEach(() => bed.testbed.sim.setListPagingDeviation(undefined));
+afterEach(() => {
+	bed.testbed.sim.setListPagingDeviation(undefined);
+	bed.testbed.sim.setListShape({});
+});
 
 /**
  * Waits until the requests a failed run still had on their way (the other page workers) have
@@ -73,6 +76,37 @@ describe('Get Many against a list that pages differently from the contract', () 
 		expect(requests).toBeLessThanOrEqual(1 + PAGE_CONCURRENCY);
 	});
 
+	test('pages shorter than asked before the total (the service pages by 50): a clear error, never a shorter list', async () => {
+		const { result, requests } = await returnAllUnder({ mode: 'max-page-size', maxPageSize: 50 });
+
+		expect(result.error?.message).toBe(
+			'The service’s pages do not add up, so the list would be incomplete',
+		);
+		expect(result.error?.description).toContain(
+			'Page 1 held 50 records where 100 were asked for, though the service reports 1050 in all.',
+		);
+		expect(result.items).toEqual([]);
+		expect(requests).toBe(1);
+	});
+
+	test('a page that is not a page of records: a clear error, never the pages before it as the list', async () => {
+		const { testbed } = bed;
+		testbed.sim.faults.add({
+			route: 'invoices.list',
+			status: 200,
+			body: { data: [] },
+			skip: 1,
+			times: 1,
+		});
+		const result = await run(testbed, getMany({ returnAll: true }));
+		await settledCount('invoices.list');
+
+		expect(result.error?.message).toBe(
+			'The service answered a list request with an unexpected shape',
+		);
+		expect(result.items).toEqual([]);
+	});
+
 	test('a Limit that the first answer covers still gets the right records, each once', async () => {
 		const { testbed } = bed;
 		testbed.sim.setListPagingDeviation({ mode: 'ignore-paging' });
@@ -82,6 +116,18 @@ describe('Get Many against a list that pages differently from the contract', () 
 		expect(jsonOf(result)).toEqual(testbed.sim.data.invoices().slice(0, 30));
 		expect(testbed.sim.log.count('invoices.list')).toBe(1);
 	});
+});
+
+test('a list whose totalItems is null (allowed by the contract): Return All reads every invoice, page by page to the short page', async () => {
+	const { testbed } = bed;
+	testbed.sim.setListShape({ totalItems: 'null' });
+	const result = await run(testbed, getMany({ returnAll: true }));
+
+	expect(result.error).toBeUndefined();
+	expect(jsonOf(result)).toEqual(testbed.sim.data.invoices());
+	expect(pageRequests(testbed).map((page) => page.page)).toEqual(
+		Array.from({ length: 11 }, (_, index) => index + 1),
+	);
 });
 
 test('a list that shifts while it is read gives each record once', async () => {

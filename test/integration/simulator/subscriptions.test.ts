@@ -9,7 +9,7 @@ import {
 import {
 	readCreatedSubscriptionId,
 	readServiceError,
-	readSubscriptionListPage,
+	readSubscriptionList,
 } from '../../../nodes/InvoicingAssets/transport/responses';
 import { withDeliveryKey } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
 import { startSimulator, type Simulator } from '../../simulator';
@@ -188,7 +188,7 @@ describe('list and delete', () => {
 		const response = await list();
 		expect(response.status).toBe(200);
 		expect(Array.isArray(response.json)).toBe(true);
-		const subscriptions = readSubscriptionListPage(response.text)?.subscriptions ?? [];
+		const subscriptions = readSubscriptionList(response.text)?.items ?? [];
 		expect(subscriptions).toEqual(sim.subscriptions.list(sim.defaultClient.clientId));
 		const ids = subscriptions.map((sub) => sub.id);
 		expect(ids.indexOf(first.json)).toBeLessThan(ids.indexOf(second.json));

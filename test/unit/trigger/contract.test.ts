@@ -9,7 +9,7 @@ import {
 import {
 	isServiceEvent,
 	readCreatedSubscriptionId,
-	readSubscriptionListPage,
+	readSubscriptionList,
 } from '../../../nodes/InvoicingAssets/transport/responses';
 import { saysSubscriptionNotFound } from '../../../nodes/InvoicingAssets/trigger/serviceCalls';
 
@@ -42,40 +42,25 @@ describe('readCreatedSubscriptionId', () => {
 	});
 });
 
-describe('readSubscriptionListPage', () => {
+describe('readSubscriptionList', () => {
 	test('a bare array is the whole list', () => {
 		const list = [subscription('a'), subscription('b')];
-		expect(readSubscriptionListPage(list)).toEqual({ subscriptions: list });
-		expect(readSubscriptionListPage(JSON.stringify(list))).toEqual({ subscriptions: list });
-		expect(readSubscriptionListPage([])).toEqual({ subscriptions: [] });
+		expect(readSubscriptionList(list)).toEqual({ items: list, whole: true });
+		expect(readSubscriptionList(JSON.stringify(list))).toEqual({ items: list, whole: true });
+		expect(readSubscriptionList([])).toEqual({ items: [], whole: true });
 	});
 
-	test('a full page of the envelope asks for the next one, with the page size it reported', () => {
+	test('the page envelope is a page, with the counts it reports (pageReader reads on)', () => {
 		const items = [subscription('a'), subscription('b')];
-		expect(readSubscriptionListPage({ items, page: 1, pageSize: 2, totalItems: 5 })).toEqual({
-			subscriptions: items,
-			next: { page: 2, pageSize: 2 },
+		expect(readSubscriptionList({ items, page: 1, pageSize: 2, totalItems: 5 })).toEqual({
+			items,
+			pageSize: 2,
+			totalItems: 5,
 		});
-		expect(readSubscriptionListPage({ items, pageSize: 2 }, 3)).toEqual({
-			subscriptions: items,
-			next: { page: 4, pageSize: 2 },
+		// A null or missing count is no count.
+		expect(readSubscriptionList({ items, page: 1, pageSize: null, totalItems: null })).toEqual({
+			items,
 		});
-		// Without a page size, the number of items given stands for it.
-		expect(readSubscriptionListPage({ items }, 1)).toEqual({
-			subscriptions: items,
-			next: { page: 2, pageSize: 2 },
-		});
-	});
-
-	test.each([
-		['a short page', { items: [subscription('a')], page: 2, pageSize: 2, totalItems: 9 }],
-		[
-			'the page that reaches the total',
-			{ items: [subscription('a')], page: 3, pageSize: 1, totalItems: 3 },
-		],
-		['an empty page', { items: [], page: 4, pageSize: 2, totalItems: 6 }],
-	])('%s is the last', (_name, envelope) => {
-		expect(readSubscriptionListPage(envelope)?.next).toBeUndefined();
 	});
 
 	test.each([
@@ -88,7 +73,7 @@ describe('readSubscriptionListPage', () => {
 		['an entry that is not an object', ['a']],
 		['an envelope entry with a numeric id', { items: [{ id: 1 }] }],
 	])('%s is unreadable (undefined), never an empty list', (_name, body) => {
-		expect(readSubscriptionListPage(body)).toBeUndefined();
+		expect(readSubscriptionList(body)).toBeUndefined();
 	});
 });
 

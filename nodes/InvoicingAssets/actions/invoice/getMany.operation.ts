@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
+import { readAllPages } from '../../transport/pageReader';
 import {
 	INVOICE_STATUSES,
 	paths,
@@ -10,6 +11,7 @@ import {
 } from '../../transport/contract';
 import { summarizeInvoice } from '../simplify';
 import {
+	FIRST_RECORDS_ADVICE,
 	limitProperty,
 	returnAllProperty,
 	statusOptions,
@@ -86,7 +88,13 @@ export async function execute(
 	const limit = readLimit(this, itemIndex);
 	const filters = readFilters(this, itemIndex);
 	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
-	const invoices = await client.paginate<Invoice>(paths.invoices, { ...filters }, limit, itemIndex);
+	const invoices = await readAllPages<Invoice>(client, {
+		path: paths.invoices,
+		qs: { ...filters },
+		limit,
+		itemIndex,
+		advice: FIRST_RECORDS_ADVICE,
+	});
 	if (this.getNodeParameter('options.includeBilledAssets', itemIndex, false) === true) {
 		const billedAssets = billedAssetsOfRun(this, client);
 		return await Promise.all(

@@ -2,11 +2,13 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
+import { readAllPages } from '../../transport/pageReader';
 import { ASSET_STATUSES, paths, type Asset, type AssetFilters } from '../../transport/contract';
 import { summarizeAsset } from '../simplify';
 import {
-	recordOptions,
+	FIRST_RECORDS_ADVICE,
 	limitProperty,
+	recordOptions,
 	returnAllProperty,
 	statusOptions,
 	updatedRangeFilters,
@@ -82,7 +84,13 @@ export async function execute(
 	const limit = readLimit(this, itemIndex);
 	const filters = readFilters(this, itemIndex);
 	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
-	const assets = await client.paginate<Asset>(paths.assets, { ...filters }, limit, itemIndex);
+	const assets = await readAllPages<Asset>(client, {
+		path: paths.assets,
+		qs: { ...filters },
+		limit,
+		itemIndex,
+		advice: FIRST_RECORDS_ADVICE,
+	});
 	return (simplify ? assets.map(summarizeAsset) : assets) as unknown as IDataObject[];
 }
 

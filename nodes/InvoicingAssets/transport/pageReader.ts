@@ -1,0 +1,314 @@
+import type { IDataObject, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { FIRST_PAGE, MAX_PAGE_SIZE, pageQuery, type Subscription } from './contract';
+import type { ServiceClient } from './index';
+import { listRecordKey, readListPage, readSubscriptionList, type ListAnswer } from './responses';
+
+/** How many pages of one list are asked for at the same time once its total is known. */
+export const PAGE_CONCURRENCY = 4;
+
+export interface ListRead {
+	/** The list, e.g. `paths.invoices`. */
+	path: string;
+	/** Its filters, e.g. `{ updatedFrom, updatedTo }`; `page` and `pageSize` are the reader's. */
+	qs?: IDataObject;
+	/** At most this many records; every record when undefined. */
+	limit?: number;
+	/** The page to start at (a list search's "load more"); FIRST_PAGE when undefined. */
+	startPage?: number;
+	/**
+	 * When true, a list that changes while it is read (its total moves, or a record comes again
+	 * on a later page) throws PagesDoNotAddUpError instead of being read on to its new end, each
+	 * record once: a record may have moved past the pages read.
+	 */
+	failIfListChanges?: boolean;
+	/**
+	 * How many pages may be on their way at once (PAGE_CONCURRENCY when undefined). 1 asks for
+	 * each page only when the caller comes for it, for a caller that may stop at any page and
+	 * wants no request wasted.
+	 */
+	pagesInFlight?: number;
+	/** What the user can do now, added to the error of a list that pages differently. */
+	advice?: string;
+	itemIndex?: number;
+}
+
+export interface ListPage<T> {
+	/** The records of this page the read had not given yet, in the service's order, cut to the Limit. */
+	records: T[];
+	/** The page it was asked for. */
+	page: number;
+	/** The total this page reported; undefined when it said `null` or nothing. */
+	totalItems: number | undefined;
+	/** The list ends here (a short page, or the page that reaches the total): nothing after it is unread. */
+	endOfList: boolean;
+}
+
+/**
+ * A list the node cannot read whole by the contract: the service pages it differently (it
+ * ignores `page` or `pageSize`, or answers what is not a page), so reading on would never end or
+ * repeat records. `detail` says what was seen, in one sentence.
+ */
+export class ListReadError extends NodeOperationError {
+	constructor(
+		node: INode,
+		message: string,
+		readonly detail: string,
+		description: string,
+		itemIndex?: number,
+	) {
+		super(node, message, { description, itemIndex });
+	}
+}
+
+/**
+ * The pages of a list do not add up: a short page came before the total it reports, or (with
+ * `failIfListChanges`) the list changed while it was read. Records may be missing from what was
+ * read; reading again, or a narrower filter, may succeed.
+ */
+export class PagesDoNotAddUpError extends ListReadError {}
+
+/**
+ * How one list answers: the contract's page envelope (invoices, assets), or the subscription
+ * list's bare array with the envelope tolerated, whose first request has no page arguments and
+ * whose page size is the one the service reports.
+ */
+interface ListShape<T> {
+	read: (body: unknown) => ListAnswer<T> | undefined;
+	pagedByService: boolean;
+	/** One message for every way the list cannot be read, instead of the reader's own. */
+	unreadable?: { message: string; description: (detail: string) => string };
+}
+
+const ENVELOPE: ListShape<never> = { read: readListPage, pagedByService: false };
+
+export const SUBSCRIPTION_LIST: ListShape<Subscription> = {
+	read: readSubscriptionList,
+	pagedByService: true,
+	unreadable: {
+		message: 'The service’s subscription list has a form the node cannot read; please report this',
+		description: (detail) =>
+			`Expected a JSON array of subscriptions, or pages of the form {"items": [...], "page", "pageSize", "totalItems"}, each subscription with an "id". ${detail} Rather than take an unreadable list for an empty one (for a trigger: and subscribe twice), the node stops. The package’s assumptions about the service are listed in docs/service-contract.md in its repository.`,
+	},
+};
+
+/**
+ * Reads a list page by page: the one page loop of the package (Get Many, the subscription list,
+ * list search, the Polling Trigger). Consume it with `for await`; the caller may stop between
+ * pages (`break`, `return`, its own error), e.g. when a poll's time budget runs out:
+ *
+ * ```ts
+ * const read = { path: paths.invoices, qs: { updatedFrom, updatedTo }, failIfListChanges: true };
+ * let complete = false;
+ * try {
+ * 	for await (const page of readPages<Invoice>(client, read)) {
+ * 		keep(page.records);
+ * 		complete = page.endOfList; // true on the list's last page only
+ * 		if (!complete && outOfTime()) break; // stopped short: complete stays false
+ * 	}
+ * } catch (error) {
+ * 	if (error instanceof PagesDoNotAddUpError) return readAgainOrNarrow(); // the list moved
+ * 	throw error;
+ * }
+ * ```
+ *
+ * - **Pages**: full pages of MAX_PAGE_SIZE (a Limit below it asks for just that many), cut to
+ *   the Limit: Limit 137 costs 2 requests. Each record is given once, in page order; a record a
+ *   shifted list gives again is dropped (or, with `failIfListChanges`, the read fails).
+ * - **The last page** is a short page, or the page that reaches the reported `totalItems`. A list
+ *   whose `totalItems` is null or absent is read on until a short page.
+ * - **Speed**: once a page reports the total, the pages up to it (or to the Limit) are asked for
+ *   PAGE_CONCURRENCY at a time (`pagesInFlight`), and at most twice that many pages are held
+ *   ahead of the caller; without a total, one at a time. A caller that stops between pages asks
+ *   for nothing more; the few requests still in flight finish, and their pages are dropped
+ *   (`pagesInFlight: 1` asks for each page only when the caller comes for it). A Limit read
+ *   ends on the page that reaches the Limit, whose `endOfList` may be false.
+ * - **Errors**: an HTTP failure is the request's NodeApiError. A list that pages differently
+ *   from the contract (a page that is not a page, a page of records given already, a page longer
+ *   than asked for while more remain) is a ListReadError after a bounded number of requests,
+ *   never an endless or silently partial read; pages that do not add up are a
+ *   PagesDoNotAddUpError (a ListReadError too), which a caller may catch to read again.
+ */
+export async function* readPages<T>(
+	client: ServiceClient,
+	read: ListRead,
+	shape: ListShape<T> = ENVELOPE,
+): AsyncGenerator<ListPage<T>, void, undefined> {
+	const wanted = read.limit ?? Number.POSITIVE_INFINITY;
+	if (wanted <= 0) return;
+	const node = client.getNode();
+	const startPage = read.startPage ?? FIRST_PAGE;
+	let pageSize = shape.pagedByService ? undefined : Math.min(MAX_PAGE_SIZE, wanted);
+	const pagesInFlight = Math.max(1, read.pagesInFlight ?? PAGE_CONCURRENCY);
+	const readsAhead = pagesInFlight > 1;
+	const queue: Array<{ page: number; answer: Promise<ListAnswer<T>> }> = [];
+	let nextPage = startPage;
+	let lastPlanned = startPage;
+	let inFlight = 0;
+	let stopped = false;
+
+	const seen = new Set<string>();
+	let given = 0;
+	let firstTotal: number | undefined;
+	let knownTotal: number | undefined;
+	const failure = (
+		kind: typeof ListReadError,
+		message: string,
+		detail: string,
+		description: string,
+	) =>
+		new kind(
+			node,
+			shape.unreadable?.message ?? message,
+			detail,
+			shape.unreadable?.description(detail) ?? description,
+			read.itemIndex,
+		);
+	const differently = (detail: string) =>
+		failure(
+			ListReadError,
+			'The service pages this list differently from the contract, so the node cannot read it whole',
+			detail,
+			`${detail} Rather than read on without end or return repeated records as the list, the node stopped.${read.advice ? ` ${read.advice}` : ''} The package’s assumptions about the service’s paging are listed in docs/service-contract.md in its repository; please report this.`,
+		);
+	const doNotAddUp = (detail: string) =>
+		failure(
+			PagesDoNotAddUpError,
+			'The service’s pages do not add up, so the list would be incomplete',
+			detail,
+			`${detail} The node stopped rather than return part of the list. The service’s paging may differ from what this node assumes (see docs/service-contract.md in the package’s repository); please report it.`,
+		);
+
+	// Checked as each page arrives, in any order, so that a service that ignores `page` costs
+	// no more than the pages already on their way.
+	const arrived = new Set<string>();
+	const examine = (page: number, body: unknown): ListAnswer<T> => {
+		const list = shape.read(body);
+		if (!list) {
+			throw failure(
+				ListReadError,
+				'The service answered a list request with an unexpected shape',
+				`Page ${page} is not a page of records.`,
+				'Expected an object with an "items" array. The Data Service’s list format may have changed; please report this.',
+			);
+		}
+		const keys = list.items.map((record) => listRecordKey(read.path, record));
+		const news = keys.filter((key) => !arrived.has(key));
+		for (const key of keys) arrived.add(key);
+		if (keys.length > 0 && news.length === 0) {
+			throw differently(
+				`Page ${page} repeated records that earlier pages had given already, so the service seems to ignore the “page” argument.`,
+			);
+		}
+		return list;
+	};
+
+	const fill = () => {
+		while (
+			!stopped &&
+			nextPage <= lastPlanned &&
+			inFlight < pagesInFlight &&
+			queue.length < 2 * pagesInFlight
+		) {
+			const page = nextPage++;
+			const answer = client
+				.request({
+					method: 'GET',
+					path: read.path,
+					qs: pageSize === undefined ? read.qs : { ...read.qs, ...pageQuery(page, pageSize) },
+					itemIndex: read.itemIndex,
+				})
+				.then((body) => examine(page, body));
+			inFlight += 1;
+			// A failed page stops the plan. Handling it here also keeps a page the caller never
+			// reaches from becoming an unhandled rejection.
+			answer.then(
+				() => {
+					inFlight -= 1;
+					if (readsAhead) fill();
+				},
+				() => {
+					inFlight -= 1;
+					stopped = true;
+				},
+			);
+			queue.push({ page, answer });
+		}
+	};
+
+	try {
+		fill();
+		while (queue.length > 0) {
+			const { page, answer } = queue.shift() as (typeof queue)[number];
+			const list = await answer;
+			const { items, totalItems } = list;
+			pageSize ??= list.pageSize ?? Math.max(1, items.length);
+
+			const fresh: T[] = [];
+			for (const record of items) {
+				const key = listRecordKey(read.path, record);
+				if (seen.has(key)) continue;
+				seen.add(key);
+				fresh.push(record);
+			}
+			const readSoFar = (page - FIRST_PAGE) * pageSize + items.length;
+			if (items.length < pageSize && totalItems !== undefined && readSoFar < totalItems) {
+				throw doNotAddUp(
+					`Page ${page} held ${items.length} records where ${pageSize} were asked for, though the service reports ${totalItems} in all.`,
+				);
+			}
+			firstTotal ??= totalItems;
+			if (read.failIfListChanges && totalItems !== undefined && totalItems !== firstTotal) {
+				throw doNotAddUp(
+					`The list changed while it was read: an earlier page reported ${firstTotal} records in all, page ${page} reports ${totalItems}.`,
+				);
+			}
+			if (read.failIfListChanges && fresh.length < items.length) {
+				throw doNotAddUp(
+					`The list changed while it was read: page ${page} gave again ${items.length - fresh.length} records that an earlier page had given.`,
+				);
+			}
+			knownTotal = totalItems ?? knownTotal;
+
+			const records = fresh.slice(0, wanted - given);
+			given += records.length;
+			const endOfList =
+				list.whole === true ||
+				items.length < pageSize ||
+				(totalItems !== undefined && readSoFar >= totalItems);
+			if (items.length > pageSize && given < wanted && !endOfList) {
+				throw differently(
+					`Page ${page} held ${items.length} records where ${pageSize} were asked for, without a total that says it holds them all, so the service seems to ignore the “page” and “pageSize” arguments.`,
+				);
+			}
+			const done = endOfList || given >= wanted;
+			if (done) {
+				stopped = true;
+			} else {
+				// Up to the total's last page (or the Limit's, if sooner); without a total, the next.
+				const byLimit = page + Math.ceil((wanted - given) / pageSize);
+				const byTotal =
+					knownTotal === undefined ? page + 1 : FIRST_PAGE - 1 + Math.ceil(knownTotal / pageSize);
+				lastPlanned = Math.max(page + 1, Math.min(byLimit, byTotal));
+				if (readsAhead) fill();
+			}
+			yield { records, page, totalItems, endOfList };
+			if (done) return;
+			fill();
+		}
+	} finally {
+		stopped = true;
+	}
+}
+
+/** Every record of a list, or its first `limit` (Get Many, the subscription list). */
+export async function readAllPages<T>(
+	client: ServiceClient,
+	read: ListRead,
+	shape?: ListShape<T>,
+): Promise<T[]> {
+	const records: T[] = [];
+	for await (const page of readPages<T>(client, read, shape)) records.push(...page.records);
+	return records;
+}
