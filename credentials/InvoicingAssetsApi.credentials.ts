@@ -8,7 +8,7 @@ import type {
 	INodeProperties,
 	Icon,
 } from 'n8n-workflow';
-import { sleep, UserError } from 'n8n-workflow';
+import { UserError } from 'n8n-workflow';
 
 import {
 	expiredApiKeyMessage,
@@ -28,13 +28,8 @@ import {
 	tokenRequestForm,
 } from '../nodes/InvoicingAssets/transport/contract';
 import { readAccessToken, readIdentityError } from '../nodes/InvoicingAssets/transport/responses';
-import { readFailure, type HttpFailure } from '../nodes/InvoicingAssets/transport/errors';
-import { nextRetryDelayMs, TOKEN_RETRY_POLICY } from '../nodes/InvoicingAssets/transport/retry';
-import {
-	bindToken,
-	tokenFingerprint,
-	tokenFor,
-} from '../nodes/InvoicingAssets/transport/tokenBinding';
+import { sendWithRetries, TOKEN_RETRY_POLICY } from '../nodes/InvoicingAssets/transport/retry';
+import { bindToken, tokenFor } from '../nodes/InvoicingAssets/transport/tokenBinding';
 
 const TOKEN_REQUEST_TIMEOUT_MS = 30_000;
 
@@ -62,38 +57,6 @@ function requireHttps(url: string, field: string, why: string, example: string) 
  * node with this credential renews too, and the old token never leaves n8n.
  */
 const NO_USABLE_TOKEN = 'none';
-
-/**
- * The renewal that replaced a token, per credential fingerprint (see transport/tokenBinding.ts):
- * every request refused with that token gets the renewal's result instead of asking for one more. n8n 1.x renews on each refused request itself,
- * concurrently and outside the transport's lock (it has no preAuthenticationRetryStatusCode), so
- * without this one expired token would cost as many token requests as requests were in flight.
- * A request that shares a renewal takes its token into the credential object n8n authenticates
- * with and returns no token field, so n8n does not store the same token once more.
- */
-const renewals = new Map<string, { replaced: string; renewal: Promise<{ accessToken: string }> }>();
-
-async function shareRenewal(
-	credentials: ICredentialDataDecryptedObject,
-	renew: () => Promise<{ accessToken: string }>,
-): Promise<{ accessToken?: string }> {
-	const client = tokenFingerprint(credentials);
-	const replaced = String(credentials.accessToken ?? '');
-	const last = renewals.get(client);
-	if (replaced !== '' && last?.replaced === replaced) {
-		credentials.accessToken = (await last.renewal).accessToken;
-		return {};
-	}
-	const renewal = renew();
-	const entry = { replaced, renewal };
-	renewals.set(client, entry);
-	try {
-		return await renewal;
-	} catch (error) {
-		if (renewals.get(client) === entry) renewals.delete(client);
-		throw error;
-	}
-}
 
 export class InvoicingAssetsApi implements ICredentialType {
 	name = 'invoicingAssetsApi';
@@ -193,14 +156,12 @@ export class InvoicingAssetsApi implements ICredentialType {
 		},
 	];
 
+	// n8n runs this when the token field is empty (the transport empties it to renew: see
+	// transport/tokenRenewal.ts) and after a request of n8n's own (e.g. the HTTP Request node) was
+	// refused; it stores the token returned.
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
-		return await shareRenewal(credentials, async () => {
-			const { accessToken } = await InvoicingAssetsApi.prototype.requestToken.call(
-				this,
-				credentials,
-			);
-			return { accessToken: bindToken(accessToken, credentials) };
-		});
+		const { accessToken } = await InvoicingAssetsApi.prototype.requestToken.call(this, credentials);
+		return { accessToken: bindToken(accessToken, credentials) };
 	}
 
 	async requestToken(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
@@ -240,14 +201,9 @@ export class InvoicingAssetsApi implements ICredentialType {
 
 		// Retried like a read (asking for a token twice is harmless), within the same bounds; a
 		// refused client ID or secret is an answer, not a fault, and is not retried.
-		const started = Date.now();
-		let retried = '';
-		let answer: IN8nHttpFullResponse;
-		for (let attempt = 1; ; attempt++) {
-			let response: IN8nHttpFullResponse | undefined;
-			let failure: HttpFailure;
-			try {
-				response = (await this.helpers.httpRequest({
+		const outcome = await sendWithRetries(
+			async () =>
+				(await this.helpers.httpRequest({
 					method: 'POST',
 					url: `${identityUrl}${GRANT_PATH}`,
 					headers: {
@@ -260,42 +216,25 @@ export class InvoicingAssetsApi implements ICredentialType {
 					timeout: TOKEN_REQUEST_TIMEOUT_MS,
 					// A redirect would carry the client secret to another address.
 					disableFollowRedirect: true,
-				})) as IN8nHttpFullResponse;
-				failure = { status: response.statusCode, headers: response.headers, message: '' };
-			} catch (error) {
-				// The request error carries the form, secret included: only its code and message are read.
-				response = undefined;
-				failure = readFailure(error);
-			}
-			if (response && response.statusCode < 300) {
-				answer = response;
-				break;
-			}
-			const elapsedMs = Date.now() - started;
-			const delay = nextRetryDelayMs(
-				failure,
-				'POST',
-				attempt,
-				elapsedMs,
-				TOKEN_RETRY_POLICY,
-				TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT,
+				})) as IN8nHttpFullResponse,
+			{
+				method: 'POST',
+				policy: TOKEN_RETRY_POLICY,
+				harmlessToRepeat: TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT,
+			},
+		);
+		const retried =
+			outcome.attempts > 1
+				? ` Tried ${outcome.attempts} times over ${Math.round(outcome.elapsedMs / 1000)} s.`
+				: '';
+		const { response } = outcome;
+		if (!response) {
+			// The request error carries the form, secret included: only its code and message were read.
+			throw credentialError(
+				'The identity service could not be reached',
+				`Check the Identity Service URL (${identityUrl}). The connection failed: ${outcome.failure?.message}.${retried}`,
 			);
-			retried =
-				attempt > 1 ? ` Tried ${attempt} times over ${Math.round(elapsedMs / 1000)} s.` : '';
-			if (delay !== undefined) {
-				await sleep(delay);
-				continue;
-			}
-			if (!response) {
-				throw credentialError(
-					'The identity service could not be reached',
-					`Check the Identity Service URL (${identityUrl}). The connection failed: ${failure.message}.${retried}`,
-				);
-			}
-			answer = response;
-			break;
 		}
-		const response = answer;
 
 		if (response.statusCode >= 200 && response.statusCode < 300) {
 			const accessToken = readAccessToken(response.body);

@@ -12,10 +12,12 @@ import type {
 } from 'n8n-workflow';
 import { ICredentialsHelper, isExpression } from 'n8n-workflow';
 
+import { ENGINE } from './engine';
 import { credentialTypes } from './node-types';
 
-/** n8n hands `preAuthentication` nothing but `helpers.httpRequest`. */
-function onlyHttpRequest(helpers: IHttpRequestHelper): IHttpRequestHelper {
+/** n8n 2.x hands `preAuthentication` nothing but `helpers.httpRequest`; n8n 1.x the node's helpers. */
+function hookHelpers(helpers: IHttpRequestHelper): IHttpRequestHelper {
+	if (ENGINE === '1.x') return helpers;
 	return { helpers: { httpRequest: helpers.helpers.httpRequest } };
 }
 
@@ -28,8 +30,10 @@ interface StoredCredential {
  * n8n's credentials helper, reduced to what a node package can observe. It reproduces the
  * CLI's semantics: credentials are read afresh for every request (as from the database);
  * `preAuthentication` runs when the expirable hidden field is empty or after the request
- * was refused, and its output is persisted for later executions; generic `authenticate`
- * definitions are resolved as expressions against `$credentials`.
+ * was refused, and its output is persisted for later executions, as the engine's n8n does
+ * (ENGINE): 2.x (credentials-helper.js of n8n 2.41.1) stores the stored credential plus the
+ * hook's output, 1.x (n8n 1.123.81) the whole object it was handed, output merged in. Generic
+ * `authenticate` definitions are resolved as expressions against `$credentials`.
  */
 export class TestCredentialsHelper extends ICredentialsHelper {
 	private readonly store = new Map<string, StoredCredential>();
@@ -133,12 +137,13 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 				(this.preAuthenticationRuns.get(nodeCredentials.id) ?? 0) + 1,
 			);
 		}
-		const output = await credentialType.preAuthentication.call(
-			onlyHttpRequest(helpers),
-			credentials,
-		);
+		const output = await credentialType.preAuthentication.call(hookHelpers(helpers), credentials);
 		if (output[expirable.name] === undefined || !nodeCredentials) return undefined;
 
+		if (ENGINE === '1.x') {
+			await this.updateCredentials(nodeCredentials, typeName, Object.assign(credentials, output));
+			return Object.assign(credentials, output);
+		}
 		const stored = await (await this.getCredentials(nodeCredentials)).getData();
 		const toPersist = { ...stored };
 		for (const [key, value] of Object.entries(output)) {
@@ -158,7 +163,7 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		if (typeof credentialType.preAuthentication !== 'function') return undefined;
 		return (
 			((await credentialType.preAuthentication.call(
-				onlyHttpRequest(helpers),
+				hookHelpers(helpers),
 				credentials,
 			)) as ICredentialDataDecryptedObject) ?? undefined
 		);

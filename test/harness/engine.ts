@@ -6,9 +6,6 @@
  */
 export const ENGINE = process.env.N8N_ENGINE === '1.x' ? '1.x' : '2.x';
 
-/** n8n 1.x's NodeApiError drops the error it wraps: the response headers never reach the node. */
-export const RESPONSE_HEADERS_REACH_THE_NODE = ENGINE === '2.x';
-
 /** n8n 1.x's execution engine reports parameter issues without the parameter's message. */
 export const PARAMETER_ISSUES_ARE_NAMED = ENGINE === '2.x';
 

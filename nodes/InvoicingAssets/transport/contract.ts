@@ -330,6 +330,12 @@ export interface ServiceError {
 	message: string | null;
 }
 
+/**
+ * spec (a bearer token valid 60 minutes): a refused or expired access token is answered 401; the
+ * node then renews the token once and sends the request once more.
+ */
+export const TOKEN_REFUSED_STATUS = 401;
+
 /** assumed (limits are not shown): these statuses mean "wait, then retry". */
 export const RETRYABLE_STATUSES = [429, 503];
 

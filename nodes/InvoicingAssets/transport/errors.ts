@@ -1,4 +1,4 @@
-import type { IHttpRequestMethods, INode, JsonObject } from 'n8n-workflow';
+import type { IHttpRequestMethods, IN8nHttpFullResponse, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { RETRYABLE_STATUSES, UNPROCESSED_STATUSES } from './contract';
@@ -15,8 +15,16 @@ export interface HttpFailure {
 	message: string;
 	/** Set when the failure is not an HTTP answer but a refusal explained by its own text (e.g. the credential's). */
 	description?: string;
-	/** True when n8n kept the status but not the response headers (n8n 1.x): Retry-After is unknown. */
-	headersLost?: boolean;
+}
+
+/** An answer of status 300 or more, as a failure. */
+export function failureOfResponse(response: IN8nHttpFullResponse): HttpFailure {
+	return {
+		status: response.statusCode,
+		body: response.body,
+		headers: (response.headers ?? {}) as Record<string, unknown>,
+		message: `Request failed with status code ${response.statusCode}`,
+	};
 }
 
 const NETWORK_CODES = new Set([
@@ -47,7 +55,7 @@ export function readFailure(error: unknown): HttpFailure {
 	const statusValue = response?.status ?? response?.statusCode ?? outer?.httpCode;
 	const status = Number(statusValue);
 	// n8n 1.x's NodeApiError drops its cause: what survives is the status or network code in
-	// httpCode and an object body in context.data (the response headers are lost there).
+	// httpCode and an object body in context.data.
 	const survivingCode = typeof outer?.httpCode === 'string' ? outer.httpCode : undefined;
 	const code =
 		findNetworkCode(cause) ??
@@ -62,7 +70,6 @@ export function readFailure(error: unknown): HttpFailure {
 			body: response?.data ?? response?.body ?? (outer?.context as Loose)?.data,
 			headers: (response?.headers as Record<string, unknown>) ?? {},
 			message,
-			...(response === undefined ? { headersLost: true } : {}),
 		};
 	}
 	if (code) return { code, message };
@@ -136,10 +143,6 @@ export interface FailureContext {
 	maxRetryWaitMs?: number;
 }
 
-/** What a user of n8n 1.x must know when the service asked the node to wait. */
-export const HEADERS_LOST_HINT =
-	'This n8n (1.x) does not pass the service’s response headers to nodes, so the node could not read how long the service asked it to wait (Retry-After) and waited by its own schedule instead; n8n 2.0 or later honours the service’s wait.';
-
 /** One clear NodeApiError for a failed service call; the service's own message goes in the description. */
 export function toNodeApiError(failure: HttpFailure, context: FailureContext): NodeApiError {
 	const { node, itemIndex, subject } = context;
@@ -204,8 +207,6 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 		(context.elapsedMs ?? 0) + waitAsked > context.maxRetryWaitMs
 	) {
 		hint = `The service asked to wait ${Math.ceil(waitAsked / 1000)} s before trying again, longer than the node waits (${Math.round(context.maxRetryWaitMs / 1000)} s in all), so it stopped. ${hint}`;
-	} else if (RETRYABLE_STATUSES.includes(status) && failure.headersLost) {
-		hint = `${HEADERS_LOST_HINT} ${hint}`;
 	} else if (status === 429 && (context.attempts ?? 1) > 1) {
 		hint = `The node waited as the service asked and retried, without success. ${hint}`;
 	}

@@ -1,8 +1,9 @@
-import type { IHttpRequestMethods } from 'n8n-workflow';
+import type { IHttpRequestMethods, IN8nHttpFullResponse } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { RETRYABLE_STATUSES, TRANSIENT_SERVER_STATUSES, UNPROCESSED_STATUSES } from './contract';
 import { readRetryAfterMs } from './responses';
-import type { HttpFailure } from './errors';
+import { failureOfResponse, mayHaveActed, readFailure, type HttpFailure } from './errors';
 
 export interface RetryPolicy {
 	maxAttempts: number;
@@ -70,4 +71,66 @@ function retryAfterHeader(failure: HttpFailure): unknown {
 	const headers = failure.headers ?? {};
 	const name = Object.keys(headers).find((key) => key.toLowerCase() === 'retry-after');
 	return name === undefined ? undefined : headers[name];
+}
+
+/** What the attempts at one request came to: a success, or the last attempt's failure (and answer, if any). */
+export type Attempts = (
+	| { response: IN8nHttpFullResponse; failure?: undefined }
+	| { response?: IN8nHttpFullResponse; failure: HttpFailure }
+) & {
+	attempts: number;
+	elapsedMs: number;
+	/** Whether an attempt before the last may have been acted on (its answer was lost, or was a fault). */
+	earlierAttemptMayHaveActed: boolean;
+};
+
+export interface RetryOptions {
+	method: IHttpRequestMethods;
+	policy?: RetryPolicy;
+	/** Whether sending the request twice is harmless; by default, whether its method is idempotent. */
+	harmlessToRepeat?: boolean;
+	/** Waits before the next attempt; false ends the attempts (e.g. the execution was cancelled). */
+	wait?: (ms: number) => Promise<boolean>;
+}
+
+/**
+ * The one retry loop, of the service's requests and of the token request: `send` is tried until
+ * it answers below 300 or its failure is not worth another try (nextRetryDelayMs). `send` answers
+ * every status itself (ignoreHttpStatusErrors); what it throws is read as a failure too.
+ */
+export async function sendWithRetries(
+	send: () => Promise<IN8nHttpFullResponse>,
+	{ method, policy = DEFAULT_RETRY_POLICY, harmlessToRepeat, wait }: RetryOptions,
+): Promise<Attempts> {
+	const started = Date.now();
+	let earlierAttemptMayHaveActed = false;
+	for (let attempt = 1; ; attempt++) {
+		let response: IN8nHttpFullResponse | undefined;
+		let failure: HttpFailure;
+		try {
+			response = await send();
+			if (response.statusCode < 300) {
+				return {
+					response,
+					attempts: attempt,
+					elapsedMs: Date.now() - started,
+					earlierAttemptMayHaveActed,
+				};
+			}
+			failure = failureOfResponse(response);
+		} catch (error) {
+			failure = readFailure(error);
+		}
+		const elapsedMs = Date.now() - started;
+		const outcome = { response, failure, attempts: attempt, elapsedMs, earlierAttemptMayHaveActed };
+		const delay = nextRetryDelayMs(failure, method, attempt, elapsedMs, policy, harmlessToRepeat);
+		if (delay === undefined) return outcome;
+		earlierAttemptMayHaveActed ||= mayHaveActed(failure);
+		if (!(await (wait ?? sleepFor)(delay))) return outcome;
+	}
+}
+
+async function sleepFor(ms: number): Promise<boolean> {
+	await sleep(ms);
+	return true;
 }

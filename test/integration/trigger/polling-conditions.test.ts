@@ -7,11 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	POLL_BUDGET_REACHES_THE_NODE,
-	RESPONSE_HEADERS_REACH_THE_NODE,
-	testNeeding2x,
-} from '../../harness/engine';
+import { POLL_BUDGET_REACHES_THE_NODE, testNeeding2x } from '../../harness/engine';
 import { startTestbed, type Testbed } from '../../harness/testbed';
 import {
 	allEventIds as reported,
@@ -398,8 +394,8 @@ describe('Polling Trigger: polls n8n runs side by side, and rate limits', () => 
 		expect(reported(polling).sort()).toEqual([...expected].sort());
 	});
 
-	// n8n 1.x gives a poll no budget, and its errors lose the Retry-After header.
-	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE && RESPONSE_HEADERS_REACH_THE_NODE)(
+	// n8n 1.x gives a poll no budget.
+	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
 		'a rate limit longer than the poll budget ends the poll at once, with the wait n8n 2.x backs off by',
 		async () => {
 			const { sim } = testbed;

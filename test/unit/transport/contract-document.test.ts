@@ -24,6 +24,7 @@ import {
 	SUBSCRIPTION_ID_PATTERN,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
 	TIMESTAMP_PATTERN,
+	TOKEN_REFUSED_STATUS,
 	TRANSIENT_SERVER_STATUSES,
 	UNPROCESSED_STATUSES,
 	pageQuery,
@@ -184,7 +185,11 @@ describe('statuses', () => {
 		expect(operationById('createSubscription').operation.responses['201']).toBeDefined();
 		expect(operationById('deleteSubscription').operation.responses['204']).toBeDefined();
 		for (const operation of SERVICE_OPERATIONS) {
-			for (const status of [...RETRYABLE_STATUSES, ...TRANSIENT_SERVER_STATUSES, 401]) {
+			for (const status of [
+				...RETRYABLE_STATUSES,
+				...TRANSIENT_SERVER_STATUSES,
+				TOKEN_REFUSED_STATUS,
+			]) {
 				expect([operation.operationId, operation.operation.responses[String(status)]]).toEqual([
 					operation.operationId,
 					expect.anything(),
