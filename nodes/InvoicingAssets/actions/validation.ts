@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, tryToParseDateTime } from 'n8n-workflow';
 
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './common.descriptions';
 import {
@@ -240,15 +240,25 @@ export function toServiceDate(
 	return toServiceTimestamp(date);
 }
 
+/** Text of the ISO 8601 shape (a space may stand for the T), whatever its numbers. */
+const ISO_SHAPE =
+	/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+/**
+ * The same with hours, minutes, seconds and zone offset in range. n8n's reader takes an offset of
+ * +25:00, and for a day the calendar does not have falls back to Date.parse, which moves 30
+ * February into March: the day read must be the day written.
+ */
 const ISO_DATE_TIME =
-	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+	/^(\d{4}-\d{2}-\d{2})(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/i;
 
 /** Unix timestamps from 2001-09-09 on: below 1e11 they are seconds, above, milliseconds. */
 const EARLIEST_UNIX_SECONDS = 1e9;
 const MILLISECONDS_FROM = 1e11;
 const UNIX_TIMESTAMP = /^\d{10,16}$/;
-/** Text that names its zone (GMT, UTC, Z or an offset), so Date.parse reads it without guessing. */
+/** Other text must name its zone (GMT, UTC, Z or an offset), so that nothing guesses it. */
 const EXPLICIT_ZONE = /(?:\b(?:GMT|UTC)\b|\dZ$|[+-]\d{2}:?\d{2}$)/i;
+/** Earlier years are typing mistakes (e.g. 0026 for 2026), not dates of invoices or assets. */
+const EARLIEST_YEAR = 100;
 
 function fromUnixTimestamp(value: number): Date | undefined {
 	if (!Number.isFinite(value) || value < EARLIEST_UNIX_SECONDS) return undefined;
@@ -256,82 +266,34 @@ function fromUnixTimestamp(value: number): Date | undefined {
 	return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
+/**
+ * A date read as n8n's own date fields read it (n8n-workflow's tryToParseDateTime, the same in
+ * n8n 1.x): a zone-less date or time is wall time in the workflow's time zone.
+ */
 function parseUserDate(value: unknown, timeZone: string): Date | undefined {
-	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value;
 	if (typeof value === 'number') return fromUnixTimestamp(value);
-	if (typeof value === 'string' && UNIX_TIMESTAMP.test(value.trim())) {
-		return fromUnixTimestamp(Number(value.trim()));
-	}
-	if (
-		value &&
-		typeof value === 'object' &&
-		typeof (value as { toISO?: unknown }).toISO === 'function'
-	) {
-		return parseUserDate((value as { toISO: () => string }).toISO(), timeZone);
-	}
-	if (typeof value !== 'string') return undefined;
-	const match = ISO_DATE_TIME.exec(value.trim());
-	if (!match) {
-		if (!EXPLICIT_ZONE.test(value.trim())) return undefined;
-		const parsed = Date.parse(value.trim());
-		return Number.isNaN(parsed) ? undefined : new Date(parsed);
-	}
-	const [year, month, day, hour, minute, second] = match
-		.slice(1, 7)
-		.map((part) => Number(part ?? 0));
-	const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
-	const check = new Date(asUtc);
-	// Date.UTC rolls 30 February over into March; a date the calendar does not have is refused.
-	if (
-		check.getUTCFullYear() !== year ||
-		check.getUTCMonth() !== month - 1 ||
-		check.getUTCDate() !== day ||
-		hour > 23 ||
-		minute > 59 ||
-		second > 59
-	) {
+	let isoDay: string | undefined;
+	if (typeof value === 'string') {
+		const text = value.trim();
+		if (UNIX_TIMESTAMP.test(text)) return fromUnixTimestamp(Number(text));
+		if (ISO_SHAPE.test(text)) {
+			isoDay = ISO_DATE_TIME.exec(text)?.[1];
+			if (isoDay === undefined) return undefined;
+		} else if (!EXPLICIT_ZONE.test(text)) {
+			return undefined;
+		}
+	} else if (typeof value !== 'object' || value === null) {
 		return undefined;
 	}
-	const zone = match[7];
-	if (zone !== undefined) {
-		const offset = zoneDesignatorMinutes(zone);
-		return offset === undefined ? undefined : new Date(asUtc - offset * 60_000);
+	let parsed: ReturnType<typeof tryToParseDateTime>;
+	try {
+		parsed = tryToParseDateTime(value, timeZone);
+	} catch {
+		return undefined;
 	}
-	// A date without a zone is wall time in the workflow's time zone, as n8n's date fields are.
-	const first = asUtc - zoneOffsetMs(asUtc, timeZone);
-	return new Date(asUtc - zoneOffsetMs(first, timeZone));
-}
-
-/** `Z`, `+02:00` or `-0330` as minutes east of UTC. */
-function zoneDesignatorMinutes(zone: string): number | undefined {
-	if (zone.toUpperCase() === 'Z') return 0;
-	const hours = Number(zone.slice(1, 3));
-	const minutes = Number(zone.slice(-2));
-	if (hours > 23 || minutes > 59) return undefined;
-	return (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes);
-}
-
-function zoneOffsetMs(timestamp: number, timeZone: string): number {
-	const parts = new Intl.DateTimeFormat('en-US', {
-		timeZone,
-		hourCycle: 'h23',
-		year: 'numeric',
-		month: '2-digit',
-		day: '2-digit',
-		hour: '2-digit',
-		minute: '2-digit',
-		second: '2-digit',
-	}).formatToParts(new Date(timestamp));
-	const part = (type: string) => Number(parts.find((entry) => entry.type === type)?.value);
-	const wall = Date.UTC(
-		part('year'),
-		part('month') - 1,
-		part('day'),
-		part('hour'),
-		part('minute'),
-		part('second'),
-	);
-	return wall - Math.floor(timestamp / 1000) * 1000;
+	if (!parsed.isValid || parsed.year < EARLIEST_YEAR) return undefined;
+	if (isoDay !== undefined && parsed.toFormat('yyyy-MM-dd') !== isoDay) return undefined;
+	return parsed.toJSDate();
 }
 
 /**
