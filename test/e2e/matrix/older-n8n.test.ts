@@ -4,7 +4,8 @@
  * n8n 1.123.x on Node 22 by default, or the release N8N_MATRIX_VERSION names. The packed package
  * is installed into the nodes folder; credential test, an action run, activation → exactly one
  * subscription, a genuine delivery → one execution, a forged one → 401 and none, deactivation →
- * no subscription, a restart → deliveries work again. The release's own words and endpoints
+ * no subscription, a restart → deliveries work again, an expired token → one renewal, a 429 →
+ * the retry after its Retry-After. The release's own words and endpoints
  * (activate/publish, owner setup, credential test) live in test/n8n/instance.ts. Each step's
  * result goes to `<cache>/matrix-results/<version>.json` for docs/compatibility.md.
  */
@@ -232,3 +233,39 @@ step('after a restart of the active workflow, deliveries work again', async () =
 	expect(since.get(event.eventId)?.map((execution) => execution.status)).toEqual(['success']);
 	expect(ourSubscriptions()).toHaveLength(1);
 });
+
+/** Issues an invoice and waits for its execution to succeed. */
+async function issuedInvoiceRuns() {
+	const before = await listExecutions(n8n, workflowId);
+	const { event } = issueInvoiceBillingAnAsset();
+	const since = await waitForEvent(n8n, workflowId, NODE_NAMES.trigger, event.eventId, {
+		after: before,
+	});
+	expect(since.get(event.eventId)?.map((execution) => execution.status)).toEqual(['success']);
+}
+
+step(
+	'an expired token is renewed once: after 61 simulated minutes the next execution succeeds with one new token',
+	async () => {
+		const tokensBefore = sim.log.tokensIssued();
+		const refusedBefore = sim.log.count('invoices.get', { status: 401 });
+		sim.clock.advance(61 * 60_000);
+		await issuedInvoiceRuns();
+		expect(sim.log.tokensIssued() - tokensBefore).toBe(1);
+		expect(sim.log.count('invoices.get', { status: 401 }) - refusedBefore).toBe(1);
+	},
+);
+
+step(
+	'the service’s Retry-After reaches the node: a 429 is retried after the wait it asked for',
+	async () => {
+		const answeredBefore = sim.log.entries({ route: 'invoices.get' }).length;
+		sim.faults.add({ route: 'invoices.get', status: 429, retryAfter: 2, times: 1 });
+		await issuedInvoiceRuns();
+		const [limited, retried] = sim.log.entries({ route: 'invoices.get' }).slice(answeredBefore);
+		expect([limited.status, retried.status]).toEqual([429, 200]);
+		expect(
+			retried.receivedAtMs - (limited.receivedAtMs + limited.durationMs),
+		).toBeGreaterThanOrEqual(2000);
+	},
+);
