@@ -24,10 +24,18 @@ function run(command: string, args: string[], cwd = REPOSITORY): string {
 	});
 }
 
+/**
+ * A tarball packed once for a whole run, used as it is (`.ci/run` packs one after its build step:
+ * its suites, some side by side, never build into dist/ at the same time).
+ */
+export const PACKED_PACKAGE_ENV = 'INVOICING_PACKED_PACKAGE';
+
 let packed: string | undefined;
 
 /** Builds the package and packs it once per process; returns the tarball's path. */
 export function packPackage(): string {
+	const given = process.env[PACKED_PACKAGE_ENV];
+	if (given) return given;
 	if (packed) return packed;
 	run('npm', ['run', '--silent', 'build']);
 	const destination = mkdtempSync(join(tmpdir(), 'invoicing-assets-pack-'));

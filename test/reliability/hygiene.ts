@@ -47,6 +47,16 @@ const SCANNED_SUITES = [
 	{ label: 'npm run test:e2e', file: 'e2e' },
 ];
 
+/**
+ * The error messages the checks saw and the table as it stands (before anything redacts it for
+ * printing), into the run's own folder, where a scan finds them.
+ */
+export function writeOwnRecords(ctx: RunContext) {
+	mkdirSync(ctx.ownDir, { recursive: true });
+	writeFileSync(join(ctx.ownDir, 'error-messages.txt'), ctx.errorMessages.join('\n'));
+	writeFileSync(join(ctx.ownDir, 'report-so-far.txt'), ctx.report.table());
+}
+
 interface SuiteRun {
 	label: string;
 	output: string;
@@ -193,9 +203,7 @@ export async function hygieneCheck(ctx: RunContext) {
 	if (earlier) checkEarlierSuites(ctx, earlier, marker);
 	else await runSuites(ctx);
 
-	writeFileSync(join(ctx.workDir, 'own', 'error-messages.txt'), ctx.errorMessages.join('\n'));
-	// The table as it stands (every check but this one), before anything redacts it for printing.
-	writeFileSync(join(ctx.workDir, 'own', 'report-so-far.txt'), ctx.report.table());
+	writeOwnRecords(ctx);
 	const roots = earlier ? [ctx.workDir, earlier] : [ctx.workDir];
 	const files = roots.flatMap(filesUnder);
 	const named = (path: string) => {

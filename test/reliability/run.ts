@@ -9,6 +9,7 @@
  *                                        "Tests: N failed, M passed, T total" line for .ci/run
  *   npm run reliability -- --only=fuzz,token   some checks only (ids below)
  *   npm run reliability -- --only=polling      the polling soak only
+ *   npm run reliability -- --skip=hygiene      all checks but some (.ci/run scans for secrets last)
  *
  * Speed goals (latency and wall-time ratios) are judged at full size only; at CI size they are
  * reported. Every run uses marker secrets (see test/simulator/secret-record.ts) and ends with the
@@ -38,7 +39,7 @@ import {
 import { actionFaultsCheck } from './action-faults';
 import { deliveriesCheck } from './deliveries';
 import { fuzzCheck } from './fuzz';
-import { hygieneCheck } from './hygiene';
+import { hygieneCheck, SCAN_DIR_ENV, writeOwnRecords } from './hygiene';
 import { pollingSoakCheck } from './polling';
 import { Report } from './report';
 import { defaultModeCyclesCheck, soakCheck } from './soak';
@@ -73,16 +74,23 @@ const CHECKS: Check[] = [
 async function main() {
 	const args = process.argv.slice(2);
 	const ci = args.includes('--ci');
-	const only = args
-		.find((arg) => arg.startsWith('--only='))
-		?.slice('--only='.length)
-		.split(',');
-	const checks = only ? CHECKS.filter((check) => only.includes(check.id)) : CHECKS;
-	if (only && checks.length !== only.length) {
-		throw new Error(
-			`Unknown check in --only; the checks are ${CHECKS.map((check) => check.id).join(', ')}`,
-		);
+	const listed = (option: string) =>
+		args
+			.find((arg) => arg.startsWith(`--${option}=`))
+			?.slice(option.length + 3)
+			.split(',');
+	const only = listed('only');
+	const skip = listed('skip') ?? [];
+	for (const id of [...(only ?? []), ...skip]) {
+		if (!CHECKS.some((check) => check.id === id)) {
+			throw new Error(
+				`Unknown check ${id}; the checks are ${CHECKS.map((check) => check.id).join(', ')}`,
+			);
+		}
 	}
+	const checks = CHECKS.filter(
+		(check) => (!only || only.includes(check.id)) && !skip.includes(check.id),
+	);
 
 	const workDir = mkdtempSync(join(tmpdir(), 'invoicing-reliability-'));
 	// (The n8n-core user folder setup-env made goes when the process exits.)
@@ -95,11 +103,15 @@ async function main() {
 	handleSignals();
 	// Marker secrets and records for the secret-hygiene scan, for every simulator and n8n of this
 	// run. Under .ci/run the marker is the one every suite of the CI run used (hygiene.ts).
+	// What this run writes for the scan goes to its work folder, or under .ci/run to the run's
+	// scan folder, which the last step scans (the run's own folder is gone by then).
 	process.env[SECRET_MARKER_ENV] ||= `Mk${randomBytes(5).toString('hex')}Mk`;
-	process.env[SECRET_RECORD_DIR_ENV] = join(workDir, 'own', 'secrets');
-	process.env[ARTIFACTS_DIR_ENV] = join(workDir, 'own', 'n8n');
+	const scanDir = process.env[SCAN_DIR_ENV];
+	const ownDir = scanDir ? mkdtempSync(join(scanDir, 'reliability-')) : join(workDir, 'own');
+	process.env[SECRET_RECORD_DIR_ENV] = join(ownDir, 'secrets');
+	process.env[ARTIFACTS_DIR_ENV] = join(ownDir, 'n8n');
 	mkdirSync(process.env[ARTIFACTS_DIR_ENV], { recursive: true });
-	const ownOutput = join(workDir, 'own', OWN_OUTPUT_FILE);
+	const ownOutput = join(ownDir, OWN_OUTPUT_FILE);
 	const write = (stream: NodeJS.WriteStream, text: string) => {
 		const safe = printable(text);
 		appendFileSync(ownOutput, safe);
@@ -114,6 +126,7 @@ async function main() {
 		sizes: ci ? CI_SIZES : FULL_SIZES,
 		report,
 		workDir,
+		ownDir,
 		errorMessages: [],
 		say: (text) =>
 			write(
@@ -174,6 +187,8 @@ async function main() {
 		}
 	} finally {
 		await stopMain();
+		// For a later scan (.ci/run's last step): the errors the checks saw and the table.
+		writeOwnRecords(ctx);
 		// Whatever a check left running (a failure midway), then the folders.
 		await runCleanups();
 	}

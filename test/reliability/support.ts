@@ -88,6 +88,8 @@ export interface RunContext {
 	report: Report;
 	/** This run's temporary folder (secret records, n8n artifacts, collected errors). */
 	workDir: string;
+	/** Where this run keeps what the secret scan reads (its output, records, artifacts, errors). */
+	ownDir: string;
 	/** Error messages the checks saw (node errors, n8n answers), for the secret scan. */
 	errorMessages: string[];
 	/** Progress, on stderr (stdout carries only the table). */
