@@ -125,7 +125,8 @@ function hitsIn(
 	for (let at = text.indexOf(marker); marker && at !== -1; at = text.indexOf(marker, at + 1)) {
 		hits.push(`marker at ${at}`);
 	}
-	for (const run of text.matchAll(/[A-Za-z0-9_-]{16,}/g)) {
+	// Runs of the characters secrets are made of: base64url, and the dot of a delivery key (nonce.proof).
+	for (const run of text.matchAll(/[A-Za-z0-9_.-]{16,}/g)) {
 		const word = run[0];
 		for (const length of lengths) {
 			for (let start = 0; start + length <= word.length; start++) {
