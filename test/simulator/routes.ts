@@ -587,9 +587,9 @@ function deviatingList(
 	list: (page: number, pageSize: number) => { items: unknown[]; totalItems: number | null },
 ): SimResponse {
 	const deviation = ctx.listPagingDeviation();
+	const counted = ctx.listShape().totalItems === 'counted';
 	if (!deviation) {
 		const answer = list(query.page, query.pageSize);
-		const counted = ctx.listShape().totalItems === 'counted';
 		return { status: 200, body: counted ? answer : { ...answer, totalItems: null } };
 	}
 	if (deviation.mode === 'ignore-paging') {
@@ -602,9 +602,15 @@ function deviatingList(
 	}
 	if (deviation.mode === 'max-page-size') {
 		const pageSize = Math.min(query.pageSize, deviation.maxPageSize);
+		const answer = list(query.page, pageSize);
 		return {
 			status: 200,
-			body: { ...list(query.page, pageSize), page: query.page, pageSize },
+			body: {
+				...answer,
+				page: query.page,
+				pageSize,
+				totalItems: counted ? answer.totalItems : null,
+			},
 			deviation: `list-max-page-size-${deviation.maxPageSize}`,
 		};
 	}

@@ -93,7 +93,8 @@ export interface ActiveFault extends FaultRule {
  * - `ignore-page`: pageSize is honoured but every answer is page 1; `page` echoes the page asked
  *   for, and `totalItems` is the real total, or null with `totalItems: 'null'`.
  * - `max-page-size`: pages hold at most `maxPageSize` records whatever `pageSize` asks for (a
- *   service with a lower page limit); `pageSize` says the size used, `totalItems` the real total.
+ *   service with a lower page limit); `pageSize` says the size used, `totalItems` the real total,
+ *   or null under the list shape `totalItems: 'null'`.
  */
 export type ListPagingDeviation =
 	| { mode: 'ignore-paging' }

@@ -117,7 +117,9 @@ export const SUBSCRIPTION_LIST: ListShape<Subscription> = {
  *   the Limit: Limit 137 costs 2 requests. Each record is given once, in page order; a record a
  *   shifted list gives again is dropped (or, with `failIfListChanges`, the read fails).
  * - **The last page** is a short page, or the page that reaches the reported `totalItems`. A list
- *   whose `totalItems` is null or absent is read on until a short page.
+ *   whose `totalItems` is null or absent is read on until a short page; a short first page that
+ *   fills a smaller `pageSize` it reports is the last only if the page after it at that size is
+ *   empty (one request more), else the pages do not add up.
  * - **Speed**: once a page reports the total, the pages up to it (or to the Limit) are asked for
  *   PAGE_CONCURRENCY at a time (`pagesInFlight`), and at most twice that many pages are held
  *   ahead of the caller; without a total, one at a time. A caller that stops between pages asks
@@ -204,6 +206,23 @@ export async function* readPages<T>(
 		return list;
 	};
 
+	// A first page shorter than asked, without a total, that fills the smaller page size it
+	// reports: the list's end, or a service that serves smaller pages than asked for. The page
+	// after it at that size tells them apart, whichever size the service counts pages by.
+	const followedAtReportedSize = async (list: ListAnswer<T>, asked: number): Promise<boolean> => {
+		const reported = list.pageSize;
+		if (list.whole || list.totalItems !== undefined || reported === undefined) return false;
+		if (reported >= asked || list.items.length !== reported) return false;
+		const page = FIRST_PAGE + 1;
+		const body = await client.request({
+			method: 'GET',
+			path: read.path,
+			qs: { ...read.qs, ...pageQuery(page, reported) },
+			itemIndex: read.itemIndex,
+		});
+		return examine(page, body).items.length > 0;
+	};
+
 	const fill = () => {
 		while (
 			!stopped &&
@@ -277,6 +296,11 @@ export async function* readPages<T>(
 				list.whole === true ||
 				items.length < pageSize ||
 				(totalItems !== undefined && readSoFar >= totalItems);
+			if (endOfList && page === FIRST_PAGE && (await followedAtReportedSize(list, pageSize))) {
+				throw doNotAddUp(
+					`Page ${page} held ${items.length} records where ${pageSize} were asked for, and the page after it at the page size of ${list.pageSize} the service reported holds more, though a short page should be the last.`,
+				);
+			}
 			if (items.length > pageSize && given < wanted && !endOfList) {
 				throw differently(
 					`Page ${page} held ${items.length} records where ${pageSize} were asked for, without a total that says it holds them all, so the service seems to ignore the “page” and “pageSize” arguments.`,

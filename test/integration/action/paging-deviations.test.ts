@@ -89,6 +89,20 @@ describe('Get Many against a list that pages differently from the contract', () 
 		expect(requests).toBe(1);
 	});
 
+	test('pages smaller than asked without a total (the service pages by 50, counts nothing): a clear error, never the first 50 as the list', async () => {
+		bed.testbed.sim.setListShape({ totalItems: 'null' });
+		const { result, requests } = await returnAllUnder({ mode: 'max-page-size', maxPageSize: 50 });
+
+		expect(result.error?.message).toBe(
+			'The service’s pages do not add up, so the list would be incomplete',
+		);
+		expect(result.error?.description).toContain(
+			'Page 1 held 50 records where 100 were asked for, and the page after it',
+		);
+		expect(result.items).toEqual([]);
+		expect(requests).toBe(2);
+	});
+
 	test('a page that is not a page of records: a clear error, never the pages before it as the list', async () => {
 		const { testbed } = bed;
 		testbed.sim.faults.add({

@@ -118,6 +118,36 @@ test('pages that do not add up (the service pages by 50): a PagesDoNotAddUpError
 	expect(bed.testbed.sim.log.count('invoices.list')).toBe(1);
 });
 
+describe('a first page shorter than asked, without a total, that fills the page size it reports', () => {
+	test('is no list end when more follow at that size (the service pages by 50): a PagesDoNotAddUpError, never 50 records as the list', async () => {
+		bed.testbed.sim.setListShape({ totalItems: 'null' });
+		bed.testbed.sim.setListPagingDeviation({ mode: 'max-page-size', maxPageSize: 50 });
+		const failure = await failureOf(invoices());
+		expect(failure).toBeInstanceOf(PagesDoNotAddUpError);
+		expect((failure as PagesDoNotAddUpError).detail).toBe(
+			'Page 1 held 50 records where 100 were asked for, and the page after it at the page size of 50 the service reported holds more, though a short page should be the last.',
+		);
+		expect(pageRequests(bed.testbed)).toEqual([
+			{ page: 1, pageSize: 100 },
+			{ page: 2, pageSize: 50 },
+		]);
+	});
+
+	test('is the whole list when nothing follows at that size: one request more, no error', async () => {
+		const all = bed.testbed.sim.data.invoices();
+		const updatedTo = all.map((invoice) => invoice.updatedAt).sort()[29];
+		const within = all.filter((invoice) => invoice.updatedAt <= updatedTo);
+		bed.testbed.sim.setListShape({ totalItems: 'null' });
+		bed.testbed.sim.setListPagingDeviation({ mode: 'max-page-size', maxPageSize: within.length });
+		const records = await readAllPages<Invoice>(clientOf(), invoices({ qs: { updatedTo } }));
+		expect(numbersOf(records).sort()).toEqual(numbersOf(within).sort());
+		expect(pageRequests(bed.testbed)).toEqual([
+			{ page: 1, pageSize: 100 },
+			{ page: 2, pageSize: within.length },
+		]);
+	});
+});
+
 test('a page of records given already (the service ignores page): a ListReadError within one round of pages', async () => {
 	bed.testbed.sim.setListPagingDeviation({ mode: 'ignore-page', totalItems: 'reported' });
 	const failure = await failureOf(invoices());
