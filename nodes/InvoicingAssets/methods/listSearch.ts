@@ -131,9 +131,9 @@ async function searchList<T>(
 	const found: T[] = [];
 	if (firstPage === FIRST_PAGE && new RegExp(`^${source.idPattern}$`).test(typed)) {
 		const exact = await client
-			.request<T>({ method: 'GET', path: source.recordPath(typed) })
+			.getRecord<T>({ path: source.recordPath(typed), subject: typed })
 			.catch(() => undefined);
-		if (exact && typeof exact === 'object') found.push(exact);
+		if (exact !== undefined) found.push(exact);
 	}
 
 	const matches = (record: T) =>

@@ -11,6 +11,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { isHttpsAddress, JSON_MEDIA_TYPE, paths, type Subscription } from './contract';
 import { toNodeApiError, type HttpFailure } from './errors';
 import { readAllPages, SUBSCRIPTION_LIST } from './pageReader';
+import { readRecord } from './responses';
 import { DEFAULT_RETRY_POLICY, sendWithRetries, type RetryPolicy } from './retry';
 import {
 	AuthenticatedSender,
@@ -58,6 +59,30 @@ export class ServiceClient {
 	/** Sends a request with retries and returns the parsed body; failures become NodeApiErrors. */
 	async request<T = unknown>(request: ServiceRequest): Promise<T> {
 		return (await this.requestFull(request)).body as T;
+	}
+
+	/**
+	 * Gets one record (`subject` names it). An answer that is not a record is an error, never an
+	 * item: a text or an empty body passed on would be output as if it were the record.
+	 */
+	async getRecord<T>(request: Omit<ServiceRequest, 'method'> & { subject: string }): Promise<T> {
+		const body = await this.request({ ...request, method: 'GET' });
+		const record = readRecord<T>(body);
+		if (record !== undefined) return record;
+		const came =
+			typeof body === 'string' && body.trim() !== ''
+				? 'text'
+				: Array.isArray(body)
+					? 'a list'
+					: 'an empty answer';
+		throw new NodeOperationError(
+			this.context.getNode(),
+			'The service answered a record request with an unexpected shape',
+			{
+				description: `${request.subject} came back as ${came}, not as a JSON object. The Data Service’s answer format may have changed; please report this.`,
+				itemIndex: request.itemIndex,
+			},
+		);
 	}
 
 	async requestFull(request: ServiceRequest): Promise<IN8nHttpFullResponse> {

@@ -75,6 +75,12 @@ export function readServiceTime(value: unknown): number | undefined {
 
 /* ------------------------------------------------------------------------ records */
 
+/** A record (an invoice, an asset): a JSON object; undefined for any other answer. */
+export function readRecord<T>(body: unknown): T | undefined {
+	const parsed = parseJsonIfText(body);
+	return isObject(parsed) ? (parsed as T) : undefined;
+}
+
 /** The assets an invoice bills: the lines' asset IDs, once each, without the lines that bill none. */
 export function billedAssetIds(invoice: Invoice): string[] {
 	const lines: unknown[] = Array.isArray(invoice.lines) ? invoice.lines : [];

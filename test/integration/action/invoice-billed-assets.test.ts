@@ -107,6 +107,32 @@ describe('Invoice → Get with Include Billed Assets', () => {
 		expect(assetRequests()).toEqual([a, gone, b].sort());
 	});
 
+	test('an asset answer that is not a record fails the invoices that bill it, never an asset of text', async () => {
+		const { testbed } = bed;
+		const a = asset(9).assetId;
+		const invoices = [issue([a]), issue([null, a])];
+		testbed.sim.faults.add({
+			route: 'assets.get',
+			status: 200,
+			body: 'Service temporarily degraded',
+			times: 1,
+		});
+
+		const result = await run(testbed, getInvoice(), {
+			input: inputFor(invoices),
+			continueOnFail: true,
+		});
+
+		const failed = jsonOf(result) as Array<{ error?: string; details?: string }>;
+		expect(failed).toHaveLength(2);
+		for (const item of failed) {
+			expect(item.error).toBe(
+				`The billed asset '${a}' could not be fetched: The service answered a record request with an unexpected shape`,
+			);
+			expect(item.details).toContain(`Managed asset '${a}' came back as`);
+		}
+	});
+
 	test('Simplify: the main invoice fields, assetIds, and the assets in the same order, simplified', async () => {
 		const { testbed } = bed;
 		const [a, b] = [7, 8].map((index) => asset(index).assetId);

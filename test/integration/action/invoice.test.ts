@@ -57,6 +57,23 @@ describe('Invoice → Get', () => {
 		);
 	});
 
+	test.each([
+		['text', 'Service temporarily degraded'],
+		['a JSON array', [{ invoiceNumber: 'INV-2026-000001' }]],
+		['an empty body', ''],
+	])('an answer that is not a record (%s) is a clear error, never an item', async (_kind, body) => {
+		const { testbed } = bed;
+		const invoiceNumber = nth(5).invoiceNumber;
+		testbed.sim.faults.add({ route: 'invoices.get', status: 200, body, times: 1 });
+		const result = await run(testbed, getInvoice(invoiceNumber));
+
+		expect(result.error?.message).toBe(
+			'The service answered a record request with an unexpected shape',
+		);
+		expect(result.error?.description).toContain(`Invoice '${invoiceNumber}' came back as`);
+		expect(result.items).toEqual([]);
+	});
+
 	test('"From List" mode and surrounding blanks work the same', async () => {
 		const { testbed } = bed;
 		const invoiceNumber = nth(3).invoiceNumber;

@@ -41,6 +41,20 @@ describe('Managed Asset → Get', () => {
 		expect(jsonOf(fromList)).toEqual([nth(8)]);
 	});
 
+	test('an answer that is not a record is a clear error naming the item, never an item', async () => {
+		const { testbed } = bed;
+		const { assetId } = nth(11);
+		testbed.sim.faults.add({ route: 'assets.get', status: 200, body: 'OK', times: 1 });
+		const result = await run(testbed, getAsset(assetId), { continueOnFail: true });
+
+		expect(jsonOf(result)).toEqual([
+			{
+				error: 'The service answered a record request with an unexpected shape',
+				details: `Managed asset '${assetId}' came back as text, not as a JSON object. The Data Service’s answer format may have changed; please report this.`,
+			},
+		]);
+	});
+
 	test('Simplify keeps the main fields', async () => {
 		const result = await run(bed.testbed, getAsset(nth(9).assetId, { simplify: true }));
 		expect(jsonOf(result)).toEqual([summarizeAsset(nth(9))]);

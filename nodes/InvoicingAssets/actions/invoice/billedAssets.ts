@@ -84,8 +84,7 @@ class BilledAssets {
 	private async fetch(assetId: string, itemIndex: number): Promise<Lookup> {
 		const subject = `Managed asset '${assetId}'`;
 		try {
-			const asset = await this.client.request<Asset>({
-				method: 'GET',
+			const asset = await this.client.getRecord<Asset>({
 				path: paths.asset(assetId),
 				subject,
 				itemIndex,

@@ -43,8 +43,7 @@ export async function execute(
 		EXAMPLE,
 	);
 	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
-	const invoice = await client.request<Invoice>({
-		method: 'GET',
+	const invoice = await client.getRecord<Invoice>({
 		path: paths.invoice(invoiceNumber),
 		subject: `Invoice '${invoiceNumber}'`,
 		itemIndex,

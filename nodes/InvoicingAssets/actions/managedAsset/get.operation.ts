@@ -42,8 +42,7 @@ export async function execute(
 		EXAMPLE,
 	);
 	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
-	const asset = await client.request<Asset>({
-		method: 'GET',
+	const asset = await client.getRecord<Asset>({
 		path: paths.asset(assetId),
 		subject: `Managed asset '${assetId}'`,
 		itemIndex,
