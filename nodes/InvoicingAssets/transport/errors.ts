@@ -2,7 +2,7 @@ import type { IHttpRequestMethods, IN8nHttpFullResponse, INode, JsonObject } fro
 import { NodeApiError } from 'n8n-workflow';
 
 import { RETRYABLE_STATUSES, UNPROCESSED_STATUSES } from './contract';
-import { readRetryAfterMs, readServiceError } from './responses';
+import { readHeader, readRetryAfterMs, readServiceError } from './responses';
 import { redactDeliveryKeysInText } from './notificationUrl';
 
 /** What a failed request left us: never the request itself, which carries the bearer token. */
@@ -239,7 +239,6 @@ function headerValue(
 	headers: Record<string, unknown> | undefined,
 	name: string,
 ): string | undefined {
-	const key = Object.keys(headers ?? {}).find((entry) => entry.toLowerCase() === name);
-	const value = key === undefined ? undefined : headers?.[key];
+	const value = readHeader(headers, name);
 	return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -1,9 +1,22 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { FIRST_PAGE, MAX_PAGE_SIZE, pageQuery, type Subscription } from './contract';
+import {
+	FIRST_PAGE,
+	MAX_PAGE_SIZE,
+	pageQuery,
+	SERVICE_TIME_HEADER,
+	type Subscription,
+} from './contract';
 import type { ServiceClient } from './index';
-import { listRecordKey, readListPage, readSubscriptionList, type ListAnswer } from './responses';
+import {
+	listRecordKey,
+	readHeader,
+	readHttpDate,
+	readListPage,
+	readSubscriptionList,
+	type ListAnswer,
+} from './responses';
 
 /** How many pages of one list are asked for at the same time once its total is known. */
 export const PAGE_CONCURRENCY = 4;
@@ -32,6 +45,13 @@ export interface ListRead {
 	/** What the user can do now, added to the error of a list that pages differently. */
 	advice?: string;
 	itemIndex?: number;
+	/** Epoch ms by which the read should be done: no retry of a page waits past it (ServiceRequest). */
+	deadline?: number;
+	/**
+	 * The total an earlier read of the list reported (e.g. of its first page, read alone): the
+	 * pages up to it are asked for at once, `pagesInFlight` at a time, from `startPage` on.
+	 */
+	totalItems?: number;
 }
 
 export interface ListPage<T> {
@@ -43,6 +63,10 @@ export interface ListPage<T> {
 	totalItems: number | undefined;
 	/** The list ends here (a short page, or the page that reaches the total): nothing after it is unread. */
 	endOfList: boolean;
+	/** How many records of this page an earlier page of the read had given (dropped from `records`). */
+	repeated: number;
+	/** The service's clock when it answered this page (its Date header, epoch ms), when it said. */
+	answeredAt: number | undefined;
 }
 
 /**
@@ -144,16 +168,22 @@ export async function* readPages<T>(
 	let pageSize = shape.pagedByService ? undefined : Math.min(MAX_PAGE_SIZE, wanted);
 	const pagesInFlight = Math.max(1, read.pagesInFlight ?? PAGE_CONCURRENCY);
 	const readsAhead = pagesInFlight > 1;
-	const queue: Array<{ page: number; answer: Promise<ListAnswer<T>> }> = [];
+	const queue: Array<{
+		page: number;
+		answer: Promise<{ list: ListAnswer<T>; answeredAt: number | undefined }>;
+	}> = [];
 	let nextPage = startPage;
-	let lastPlanned = startPage;
+	let lastPlanned =
+		read.totalItems !== undefined && pageSize !== undefined
+			? Math.max(startPage, FIRST_PAGE - 1 + Math.ceil(read.totalItems / pageSize))
+			: startPage;
 	let inFlight = 0;
 	let stopped = false;
 
 	const seen = new Set<string>();
 	let given = 0;
 	let firstTotal: number | undefined;
-	let knownTotal: number | undefined;
+	let knownTotal: number | undefined = read.totalItems;
 	const failure = (
 		kind: typeof ListReadError,
 		message: string,
@@ -232,13 +262,17 @@ export async function* readPages<T>(
 		) {
 			const page = nextPage++;
 			const answer = client
-				.request({
+				.requestFull({
 					method: 'GET',
 					path: read.path,
 					qs: pageSize === undefined ? read.qs : { ...read.qs, ...pageQuery(page, pageSize) },
 					itemIndex: read.itemIndex,
+					deadline: read.deadline,
 				})
-				.then((body) => examine(page, body));
+				.then((response) => ({
+					list: examine(page, response.body),
+					answeredAt: readHttpDate(readHeader(response.headers, SERVICE_TIME_HEADER)),
+				}));
 			inFlight += 1;
 			// A failed page stops the plan. Handling it here also keeps a page the caller never
 			// reaches from becoming an unhandled rejection.
@@ -260,7 +294,7 @@ export async function* readPages<T>(
 		fill();
 		while (queue.length > 0) {
 			const { page, answer } = queue.shift() as (typeof queue)[number];
-			const list = await answer;
+			const { list, answeredAt } = await answer;
 			const { items, totalItems } = list;
 			pageSize ??= list.pageSize ?? Math.max(1, items.length);
 
@@ -317,7 +351,14 @@ export async function* readPages<T>(
 				lastPlanned = Math.max(page + 1, Math.min(byLimit, byTotal));
 				if (readsAhead) fill();
 			}
-			yield { records, page, totalItems, endOfList };
+			yield {
+				records,
+				page,
+				totalItems,
+				endOfList,
+				repeated: items.length - fresh.length,
+				answeredAt,
+			};
 			if (done) return;
 			fill();
 		}

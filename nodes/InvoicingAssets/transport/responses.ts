@@ -192,6 +192,22 @@ export function readServiceError(body: unknown): ServiceError {
 	};
 }
 
+/** A response header by its name, whatever its case; the first value of a repeated one. */
+export function readHeader(headers: Record<string, unknown> | undefined, name: string): unknown {
+	const key = Object.keys(headers ?? {}).find(
+		(entry) => entry.toLowerCase() === name.toLowerCase(),
+	);
+	const value = key === undefined ? undefined : headers?.[key];
+	return Array.isArray(value) ? value[0] : value;
+}
+
+/** An HTTP date (e.g. the Date header) as epoch ms; undefined when absent or unreadable. */
+export function readHttpDate(header: unknown): number | undefined {
+	if (typeof header !== 'string' || !/[a-z]/i.test(header)) return undefined;
+	const time = Date.parse(header);
+	return Number.isFinite(time) ? time : undefined;
+}
+
 /** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
 export function readRetryAfterMs(header: unknown, now = Date.now()): number | undefined {
 	const value = Array.isArray(header) ? header[0] : header;

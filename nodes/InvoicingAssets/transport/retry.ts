@@ -2,7 +2,7 @@ import type { IHttpRequestMethods, IN8nHttpFullResponse } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { RETRYABLE_STATUSES, TRANSIENT_SERVER_STATUSES, UNPROCESSED_STATUSES } from './contract';
-import { readRetryAfterMs } from './responses';
+import { readHeader, readRetryAfterMs } from './responses';
 import { failureOfResponse, mayHaveActed, readFailure, type HttpFailure } from './errors';
 
 export interface RetryPolicy {
@@ -62,15 +62,9 @@ export function nextRetryDelayMs(
 		return undefined;
 	}
 	const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-	const asked = readRetryAfterMs(retryAfterHeader(failure));
+	const asked = readRetryAfterMs(readHeader(failure.headers, 'retry-after'));
 	const delay = asked ?? backoff * (0.5 + Math.random() / 2);
 	return elapsedMs + delay > policy.maxTotalMs ? undefined : delay;
-}
-
-function retryAfterHeader(failure: HttpFailure): unknown {
-	const headers = failure.headers ?? {};
-	const name = Object.keys(headers).find((key) => key.toLowerCase() === 'retry-after');
-	return name === undefined ? undefined : headers[name];
 }
 
 /** What the attempts at one request came to: a success, or the last attempt's failure (and answer, if any). */

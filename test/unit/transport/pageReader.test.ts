@@ -21,6 +21,7 @@ import { actionNode, credentialWithToken } from '../fixtures';
 interface Answer {
 	status?: number;
 	body?: unknown;
+	headers?: Record<string, string>;
 }
 
 const pause = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
@@ -52,10 +53,10 @@ function clientFor(
 				const answer = serve(page, pageSize, requests.length);
 				if (answer.status && answer.status >= 400) {
 					throw Object.assign(new Error(`HTTP ${answer.status}`), {
-						response: { status: answer.status, data: answer.body, headers: {} },
+						response: { status: answer.status, data: answer.body, headers: answer.headers ?? {} },
 					});
 				}
-				return { statusCode: 200, headers: {}, body: answer.body };
+				return { statusCode: 200, headers: answer.headers ?? {}, body: answer.body };
 			},
 		},
 	} as unknown as IExecuteFunctions;
@@ -283,4 +284,65 @@ describe('readPages, page by page', () => {
 			expect(records.length).toBeGreaterThanOrEqual(299);
 		},
 	);
+});
+
+describe('readPages for a reader that plans its own reads (the Polling Trigger)', () => {
+	test('each page says when the service answered (its Date header) and how many of its records an earlier page gave', async () => {
+		const date = 'Tue, 24 Nov 2026 08:00:00 GMT';
+		const { client } = clientFor((page, pageSize) => {
+			// Page 2 gives again the last record of page 1, as a list shifting under the read does.
+			const start = (page - 1) * pageSize - (page === 2 ? 1 : 0);
+			return {
+				body: {
+					items: numbers(page === 2 ? 50 : pageSize, start),
+					page,
+					pageSize,
+					totalItems: null,
+				},
+				headers: { Date: date },
+			};
+		});
+		const pages = [];
+		for await (const page of readPages<number>(client, read())) pages.push(page);
+		expect(pages.map((page) => [page.answeredAt, page.repeated])).toEqual([
+			[Date.parse(date), 0],
+			[Date.parse(date), 1],
+		]);
+		expect(pages[1].records).toHaveLength(49);
+	});
+
+	test('a total read before asks for the pages up to it at once, from startPage on', async () => {
+		const { client, requests, mostInFlight } = clientFor(listOf(450), () => 20);
+		// A run's first request goes alone (one token renewal per run): that of an earlier read.
+		await readAllPages<number>(client, read({ limit: 1 }));
+		requests.length = 0;
+		const records = await readAllPages<number>(client, read({ startPage: 2, totalItems: 450 }));
+		expect(records).toEqual(numbers(350, 100));
+		expect(byPage(requests)).toEqual(pagesOf(4, 2));
+		expect(mostInFlight()).toBe(PAGE_CONCURRENCY);
+	});
+
+	test('no retry of a page waits past the deadline: a 429 asking for 5 s ends the read at once', async () => {
+		const context = {
+			getNode: () => actionNode,
+			getCredentials: async () => credentialWithToken(),
+			helpers: {
+				httpRequestWithAuthentication: async () => {
+					throw Object.assign(new Error('HTTP 429'), {
+						response: { status: 429, data: {}, headers: { 'retry-after': '5' } },
+					});
+				},
+			},
+		} as unknown as IExecuteFunctions;
+		const client = new ServiceClient(context);
+		const started = Date.now();
+		const failure = await readAllPages<number>(client, read({ deadline: Date.now() + 1000 })).catch(
+			(error: unknown) => error,
+		);
+		expect(Date.now() - started).toBeLessThan(1000);
+		expect(failure).toMatchObject({
+			httpCode: '429',
+			failure: { cause: 'rate-limited', retryAfterMs: 5000 },
+		});
+	});
 });

@@ -3,9 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { ServiceClient } from '../../transport';
 import {
-	FIRST_PAGE,
 	MAX_PAGE_SIZE,
-	pageQuery,
 	paths,
 	toServiceTimestamp,
 	type Asset,
@@ -13,7 +11,8 @@ import {
 	type Invoice,
 	type InvoiceFilters,
 } from '../../transport/contract';
-import { readPage, readServiceTime } from '../../transport/responses';
+import { readPages } from '../../transport/pageReader';
+import { readServiceTime } from '../../transport/responses';
 import { ALL_EVENTS, CHOOSE_EVENT_TYPES } from '../../shared/events';
 import {
 	baselineState,
@@ -217,16 +216,19 @@ async function fetchTestEvent(
 		for (const lookBack of [...TEST_EVENT_LOOKBACK_MS, undefined]) {
 			const changedSince: Pick<InvoiceFilters & AssetFilters, 'updatedFrom'> =
 				lookBack === undefined ? {} : { updatedFrom: toServiceTimestamp(new Date(now - lookBack)) };
-			const body = await client.request({
-				method: 'GET',
+			const pages = readPages<Invoice | Asset>(client, {
 				path: kind === 'invoice' ? paths.invoices : paths.assets,
-				qs: { ...changedSince, ...pageQuery(FIRST_PAGE, MAX_PAGE_SIZE) },
+				qs: changedSince,
+				limit: MAX_PAGE_SIZE,
+				pagesInFlight: 1,
 			});
 			let newest: { event: PolledEvent; at: number } | undefined;
-			for (const record of readPage<Invoice | Asset>(body)?.items ?? []) {
-				const event = testEventOf({ kind, record } as PolledRecord, wanted);
-				const at = readServiceTime(record.updatedAt) ?? Number.NEGATIVE_INFINITY;
-				if (event && (!newest || at > newest.at)) newest = { event, at };
+			for await (const page of pages) {
+				for (const record of page.records) {
+					const event = testEventOf({ kind, record } as PolledRecord, wanted);
+					const at = readServiceTime(record.updatedAt) ?? Number.NEGATIVE_INFINITY;
+					if (event && (!newest || at > newest.at)) newest = { event, at };
+				}
 			}
 			if (newest) return newest;
 		}

@@ -1,20 +1,18 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { PAGE_CONCURRENCY, type ServiceClient } from '../../transport';
+import type { ServiceClient } from '../../transport';
 import {
 	FIRST_PAGE,
 	MAX_PAGE_SIZE,
-	pageQuery,
 	paths,
-	SERVICE_TIME_HEADER,
 	toServiceTimestamp,
 	type Asset,
 	type AssetFilters,
 	type Invoice,
 	type InvoiceFilters,
 } from '../../transport/contract';
-import { readPage } from '../../transport/responses';
+import { PAGE_CONCURRENCY, PagesDoNotAddUpError, readPages } from '../../transport/pageReader';
 import {
 	floorSecond,
 	OVERLAP_MS,
@@ -37,9 +35,12 @@ export interface PollBudget {
 	records: number;
 }
 
-interface ListPage {
+/** The first page of a window. */
+interface WindowPage {
 	records: PolledRecord[];
 	total?: number;
+	/** The page holds the whole window (a short page, or one that reaches the total). */
+	whole: boolean;
 	/** The service's time of the answer (its Date header), epoch ms. */
 	serviceNow?: number;
 }
@@ -59,8 +60,11 @@ const SECOND_MS = 1000;
  * memory left is narrowed with `updatedTo`, never cut at a page.
  */
 export class WindowReader {
-	/** How long the latest list request took (ms); pages are planned by it. */
+	/** How long the latest first page took (ms); pages are planned by it. */
 	private pageMs = 0;
+
+	/** The service's time of the latest first page (epoch ms). */
+	private serviceNow: number | undefined;
 
 	constructor(
 		private readonly context: IPollFunctions,
@@ -76,18 +80,17 @@ export class WindowReader {
 	 */
 	async baseline(): Promise<{ at: number; records?: PolledRecord[] }> {
 		const from = floorSecond(Date.now() - OVERLAP_MS);
-		const first = await this.page(from, undefined, FIRST_PAGE, MAX_PAGE_SIZE, undefined);
+		const first = await this.firstPage(from, undefined, MAX_PAGE_SIZE, undefined);
+		if (first === 'not added up') return { at: (await this.serviceTime()).now };
 		const clock = clockOf(first);
 		const at = clock.now - (clock.tolerance - OVERLAP_MS);
-		const whole =
-			isLastPage(first, FIRST_PAGE) &&
-			(first.total === undefined || first.records.length >= first.total);
-		return whole && from <= at ? { at, records: first.records } : { at };
+		return first.whole && from <= at ? { at, records: first.records } : { at };
 	}
 
 	/** The service's time now, from a one-record list request. */
 	async serviceTime(): Promise<{ now: number; tolerance: number }> {
-		return clockOf(await this.page(undefined, undefined, FIRST_PAGE, 1, this.budget.deadline));
+		const first = await this.firstPage(undefined, undefined, 1, this.budget.deadline);
+		return clockOf(first === 'not added up' ? { records: [], whole: false } : first);
 	}
 
 	/**
@@ -141,18 +144,17 @@ export class WindowReader {
 	): Promise<WindowRead> {
 		// The deadline bounds retry waits even when a window is owed; an attempt still gets a moment.
 		const { deadline } = this.budget;
-		const first = await this.page(from, to, FIRST_PAGE, MAX_PAGE_SIZE, deadline);
+		const first = await this.firstPage(from, to, MAX_PAGE_SIZE, deadline);
+		if (first === 'not added up') {
+			return { outcome: first, end: to ?? this.serviceNow ?? Date.now() };
+		}
 		const clock = clockOf(first);
 		const complete = (records: PolledRecord[]): WindowRead => ({
 			outcome: 'complete',
 			window: { from, to, serviceNow: clock.now, tolerance: clock.tolerance, records },
 		});
 		const end = to ?? clock.now;
-		if (isLastPage(first, FIRST_PAGE)) {
-			// A short first page is the whole window, unless the total says there is more.
-			const whole = first.total === undefined || first.records.length >= first.total;
-			return whole ? complete(first.records) : { outcome: 'not added up', end };
-		}
+		if (first.whole) return complete(first.records);
 		// One second cannot be split by time: it is read whole, whatever the budget.
 		const splittable = floorSecond(end) > from;
 		const pagesLeft =
@@ -165,7 +167,7 @@ export class WindowReader {
 			pagesLeft <= affordablePages &&
 			(first.total as number) <= this.budget.records;
 		if (fits || !splittable || first.total === undefined) {
-			const rest = await this.readRest(from, to, first, splittable ? deadline : undefined, owed);
+			const rest = await this.readRest(from, to, first, splittable ? deadline : undefined);
 			if (rest === 'not added up') return { outcome: rest, end };
 			return rest === undefined ? this.halve(from, end, owed) : complete(rest);
 		}
@@ -185,98 +187,99 @@ export class WindowReader {
 	}
 
 	/**
-	 * The records of a window whose first page is read: with a total, the other pages at the same
-	 * time (PAGE_CONCURRENCY), then the check that they add up to it; without one, page after
-	 * page until a short page, and a record given twice means pages moved. undefined when the
-	 * budget ended first (only with a `deadline`; a window with a total that is `owed` is read
-	 * whole, and without a total pages are read one by one while the budget lasts).
+	 * The records of a window whose first page is read, through the package's page reader: with a
+	 * total, the other pages PAGE_CONCURRENCY at a time, then the check that they add up to it;
+	 * without one, page after page until a short page, and a record given twice means pages
+	 * moved. undefined when the budget ended first (only without a total and with a `deadline`:
+	 * a window with a total was planned to fit).
 	 */
 	private async readRest(
 		from: number,
 		to: number | undefined,
-		first: ListPage,
+		first: WindowPage,
 		deadline: number | undefined,
-		owed = false,
 	): Promise<PolledRecord[] | 'not added up' | undefined> {
 		const byId = new Map<string, PolledRecord>();
-		let given = 0;
+		let repeated = 0;
 		let total = first.total;
-		const keep = (page: ListPage) => {
-			for (const polled of page.records) {
+		const keep = (records: PolledRecord[]) => {
+			for (const polled of records) {
 				const id = recordId(polled);
-				given += 1;
-				if (id !== undefined) byId.set(id, polled);
+				if (id === undefined) continue;
+				if (byId.has(id)) repeated += 1;
+				byId.set(id, polled);
 			}
-			if (page.total !== undefined) total = Math.max(total ?? 0, page.total);
 		};
-		keep(first);
-		const withinBudget = deadline !== undefined && !(owed && first.total !== undefined);
-		if (first.total !== undefined) {
-			const lastPage = FIRST_PAGE + Math.ceil(first.total / MAX_PAGE_SIZE) - 1;
-			let next = FIRST_PAGE + 1;
-			const worker = async () => {
-				while (next <= lastPage) {
-					const page = await this.page(from, to, next++, MAX_PAGE_SIZE, deadline);
-					keep(page);
+		keep(first.records);
+		// With a total the window was planned to fit; without one, it is read while the budget lasts.
+		const withinBudget = deadline !== undefined && first.total === undefined;
+		const read = async () => {
+			for await (const page of readPages<Invoice | Asset>(this.client, {
+				...this.listRead(from, to, deadline),
+				startPage: FIRST_PAGE + 1,
+				totalItems: first.total,
+			})) {
+				keep(this.polled(page.records));
+				repeated += page.repeated;
+				if (page.totalItems !== undefined) total = Math.max(total ?? 0, page.totalItems);
+				if (page.endOfList) return 'whole';
+				if (withinBudget && (this.timeLeft() < this.pageMs || byId.size >= this.budget.records)) {
+					return 'out of budget';
 				}
-			};
-			await Promise.all(Array.from({ length: PAGE_CONCURRENCY }, worker));
-		} else {
-			for (let number = FIRST_PAGE + 1; ; number++) {
-				if (withinBudget && (this.timeLeft() < this.pageMs || given >= this.budget.records)) {
-					return undefined;
-				}
-				const page = await this.page(from, to, number, MAX_PAGE_SIZE, deadline);
-				keep(page);
-				if (isLastPage(page, number)) break;
 			}
-		}
+			return 'short';
+		};
+		const outcome = await unlessPagesMoved(read());
+		if (outcome === 'out of budget') return undefined;
+		const reachedEnd = outcome === 'whole';
 		const records = [...byId.values()];
-		const addsUp = total === undefined ? given === byId.size : byId.size >= total;
+		const addsUp = reachedEnd && (total === undefined ? repeated === 0 : records.length >= total);
 		if (!addsUp) return 'not added up';
 		this.budget.records -= records.length;
 		return records;
 	}
 
-	private async page(
+	/** The first page of a window (`pageSize` records at most) through the package's page reader. */
+	private async firstPage(
 		from: number | undefined,
 		to: number | undefined,
-		page: number,
 		pageSize: number,
 		deadline: number | undefined,
-	): Promise<ListPage> {
+	): Promise<WindowPage | 'not added up'> {
+		const started = Date.now();
+		const read = async (): Promise<WindowPage> => {
+			for await (const page of readPages<Invoice | Asset>(this.client, {
+				...this.listRead(from, to, deadline),
+				limit: pageSize,
+				pagesInFlight: 1,
+			})) {
+				this.pageMs = Date.now() - started;
+				this.serviceNow = page.answeredAt ?? this.serviceNow;
+				return {
+					records: this.polled(page.records),
+					total: page.totalItems,
+					whole: page.endOfList,
+					serviceNow: page.answeredAt,
+				};
+			}
+			return { records: [], whole: true };
+		};
+		return await unlessPagesMoved(read());
+	}
+
+	private listRead(from: number | undefined, to: number | undefined, deadline: number | undefined) {
 		const window: Pick<InvoiceFilters & AssetFilters, 'updatedFrom' | 'updatedTo'> = {};
 		if (from !== undefined) window.updatedFrom = toServiceTimestamp(new Date(from));
 		if (to !== undefined) window.updatedTo = toServiceTimestamp(new Date(floorSecond(to)));
-		const started = Date.now();
-		const response = await this.client.requestFull({
-			method: 'GET',
-			path: this.kind === 'invoice' ? paths.invoices : paths.assets,
-			qs: { ...window, ...pageQuery(page, pageSize) } as IDataObject,
-			deadline,
-		});
-		this.pageMs = Date.now() - started;
-		const envelope = readPage<Invoice | Asset>(response.body);
-		if (!envelope) {
-			throw new NodeOperationError(
-				this.context.getNode(),
-				'The service answered a list request with an unexpected shape',
-				{
-					description:
-						'Expected an object with an "items" array. The Data Service’s list format may have changed; please report this. Nothing was skipped: the next poll reads the same changes again.',
-				},
-			);
-		}
-		const total = envelope.totalItems;
-		const dateHeader = Object.entries(response.headers ?? {}).find(
-			([name]) => name.toLowerCase() === SERVICE_TIME_HEADER,
-		)?.[1];
-		const serviceNow = readServiceClock(dateHeader);
 		return {
-			records: envelope.items.map((record) => ({ kind: this.kind, record }) as PolledRecord),
-			total: typeof total === 'number' && Number.isFinite(total) ? total : undefined,
-			serviceNow,
+			path: this.kind === 'invoice' ? paths.invoices : paths.assets,
+			qs: window as IDataObject,
+			deadline,
 		};
+	}
+
+	private polled(records: Array<Invoice | Asset>): PolledRecord[] {
+		return records.map((record) => ({ kind: this.kind, record }) as PolledRecord);
 	}
 
 	private timeLeft(): number {
@@ -294,27 +297,18 @@ export class WindowReader {
 	}
 }
 
-/** The last page: shorter than asked, or the one that reaches the total. */
-function isLastPage(page: ListPage, number: number): boolean {
-	const readSoFar = (number - FIRST_PAGE) * MAX_PAGE_SIZE + page.records.length;
-	return (
-		page.records.length < MAX_PAGE_SIZE || (page.total !== undefined && readSoFar >= page.total)
-	);
-}
-
 /** The service's time of an answer, and how far to trust it (n8n's clock when it has none). */
-function clockOf(page: ListPage): { now: number; tolerance: number } {
+function clockOf(page: WindowPage): { now: number; tolerance: number } {
 	return page.serviceNow === undefined
 		? { now: Date.now(), tolerance: UNKNOWN_CLOCK_TOLERANCE_MS }
 		: { now: page.serviceNow, tolerance: OVERLAP_MS };
 }
 
-/** An HTTP date (the Date header) as epoch ms; undefined when absent or unreadable. */
-function readServiceClock(header: unknown): number | undefined {
-	const value = Array.isArray(header) ? header[0] : header;
-	if (typeof value !== 'string' || !/[a-z]/i.test(value)) return undefined;
-	const time = Date.parse(value);
-	return Number.isFinite(time) ? time : undefined;
+/** What a read gives, or 'not added up' when its pages did not (any other failure stands). */
+async function unlessPagesMoved<T>(read: Promise<T>): Promise<T | 'not added up'> {
+	return await read.catch(async (error: unknown) =>
+		error instanceof PagesDoNotAddUpError ? ('not added up' as const) : await Promise.reject(error),
+	);
 }
 
 function endOfSecond(ms: number): number {
