@@ -20,9 +20,6 @@ import {
 	type ServiceContext,
 } from './tokenRenewal';
 
-// The Polling Trigger's window reader imports it from here until it reads through pageReader.ts.
-export { PAGE_CONCURRENCY } from './pageReader';
-
 export { CREDENTIAL_TYPE, type ServiceContext } from './tokenRenewal';
 
 export const REQUEST_TIMEOUT_MS = 30_000;
