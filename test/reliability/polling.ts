@@ -302,7 +302,7 @@ export async function pollingSoakCheck(ctx: RunContext) {
 			}
 		}
 		const idleRequests = ctx.ci ? undefined : await idlePollCost(services[0]);
-		reportFigures(ctx, sizes, services, executionsOf, idleRequests, instances);
+		reportFigures(ctx, sizes, services, executionsOf, idleRequests, { legacy, durable });
 	} finally {
 		forget();
 		for (const n8n of instances) await n8n.dispose();
@@ -348,7 +348,7 @@ function reportFigures(
 	services: Service[],
 	executionsOf: Map<string, Execution[]>,
 	idleRequests: number | undefined,
-	instances: N8nInstance[],
+	n8n: { legacy: N8nInstance; durable: N8nInstance },
 ) {
 	let changes = 0;
 	let expectedItems = 0;
@@ -394,7 +394,7 @@ function reportFigures(
 			service.changes > 0 && lost === 0 && twice === 0 && unexpected === 0,
 		);
 	}
-	const abandoned = instances.reduce((sum, n8n) => sum + n8n.log().split(ABANDONED).length - 1, 0);
+	const abandoned = n8n.durable.log().split(ABANDONED).length - 1;
 	const minChanges = ctx.ci ? 300 : 5000;
 	ctx.report.check(
 		ITEM,
@@ -403,10 +403,12 @@ function reportFigures(
 		`≥ ${minChanges.toLocaleString('en')} / ≥ ${minPolls}`,
 		changes >= minChanges && totalPolls >= minPolls,
 	);
-	const slowest = slowestPoll(services);
+	// n8n's legacy scheduler lets a poll longer than the period overlap the next; its durable
+	// scheduler runs one poll of a trigger at a time, and abandons one past its timeout (above).
+	const slowest = slowestPoll(services.filter((service) => service.n8n === n8n.legacy));
 	ctx.report.check(
 		ITEM,
-		`slowest poll (first to last request) / the period of its Poll Times, which the soak's polls must not outlast`,
+		`slowest poll on the legacy scheduler (first to last request) / the period of its Poll Times, which the soak's polls must not outlast`,
 		`${(slowest.ms / 1000).toFixed(1)} s / ${slowest.period} s`,
 		'less',
 		slowest.ms < slowest.period * 1000,
