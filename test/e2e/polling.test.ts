@@ -1,6 +1,6 @@
 /**
  * The Polling Trigger in a real n8n 2.41.1, in the example workflow docs/examples/
- * poll-new-and-paid-invoices.json (trigger → Remove Duplicates on eventId → Invoice Get): published
+ * poll-new-and-paid-invoices.json (trigger → Invoice Get, nothing in between): published
  * on Poll Times of one entry per 10 s of the minute (test/n8n/polling.ts; the example's Every
  * Minute polls in `npm run reliability`), it takes a baseline, then starts the workflow for
  * invoices issued and paid at the simulator, each change once, and goes on after an n8n restart
@@ -132,7 +132,7 @@ test('invoices issued and paid at the service start the workflow once per change
 		subscriptionId: null,
 		data: { invoiceNumber: first, status: 'paid' },
 	});
-	// Every item went on through Remove Duplicates to Invoice Get.
+	// Every item went on to Invoice Get.
 	const fetched = (await reportedEventIds()).executions.flatMap((execution) =>
 		nodeOutput(execution, 'Get Invoice').map((item) => String(item.json.invoiceNumber)),
 	);

@@ -26,6 +26,6 @@ export const pollingTriggerProperties: INodeProperties[] = [
 					: option,
 			),
 		default: [ALL_EVENTS],
-		description: `The events that start the workflow. Each item carries an eventId that is the same for the same change, so a Remove Duplicates node can rely on it. Every poll reads again the changes of the last ${OVERLAP_MS / 60_000} minutes by the service’s clock, so a change that reaches the list late is still found, and remembers what it has reported, so none comes twice.`,
+		description: `The events that start the workflow. Each item carries an eventId that is the same for the same change. Every poll reads again the changes of the last ${OVERLAP_MS / 60_000} minutes by the service’s clock, so a change that reaches the list late is still found, and remembers what it has reported, so none comes twice.`,
 	},
 ];
