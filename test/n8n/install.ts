@@ -8,12 +8,12 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
+	closeSync,
 	existsSync,
 	mkdirSync,
+	openSync,
 	readFileSync,
-	renameSync,
 	rmSync,
-	statSync,
 	writeFileSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
@@ -102,11 +102,17 @@ export function releaseFromEnv(): N8nRelease {
 	return release;
 }
 
-export function cacheRoot(): string {
-	return (
-		process.env.INVOICING_ASSETS_CACHE ??
-		join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'n8n-nodes-invoicing-assets')
+/** The machine's cache folder: `~/.cache/n8n-nodes-invoicing-assets`. */
+export function machineCacheRoot(): string {
+	return join(
+		process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'),
+		'n8n-nodes-invoicing-assets',
 	);
+}
+
+/** Where n8n and Node are installed: the machine's cache, or INVOICING_ASSETS_CACHE (e.g. to time a cold run). */
+export function cacheRoot(): string {
+	return process.env.INVOICING_ASSETS_CACHE ?? machineCacheRoot();
 }
 
 export interface N8nInstallation {
@@ -197,135 +203,136 @@ function npm(home: string, node: string, args: string[]) {
 
 /* ------------------------------------------------------------ the install lock */
 
-/** How long a run waits for another one's install of the same release (a cold one takes 5–7 min). */
-const INSTALL_WAIT_MS = 20 * 60_000;
+/** How long a run waits for the lock (a cold install takes 5–7 min; a run may use n8n for longer). */
+const LOCK_WAIT_SECONDS = 20 * 60;
 
-function sleepSync(ms: number) {
-	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
+/** flock(1)'s exit code when the lock was not obtained (busy with -n, or -w ran out). */
+const LOCK_BUSY = 75;
 
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
-}
+type LockMode = 'shared' | 'exclusive';
 
 /**
- * The lock of a release's folder: a directory next to it (made atomically), holding the pid of
- * the process that installs. Every run takes it before it installs and waits while another run
- * holds it, so two runs on one machine never install one release at the same time, and no run
- * starts n8n from a folder being installed. A lock whose process is gone is taken over.
+ * A release's lock: flock(2) on a file next to its folder (`n8n-<version>.flock`), taken through
+ * util-linux's `flock` on a descriptor this process keeps open (flock(2) locks belong to the open
+ * file, so the lock outlives the `flock` process and ends with ours). Shared from the check on, for
+ * as long as the process lives: no run installs a release while another checks or uses it;
+ * exclusive while one installs it: no run checks or starts it meanwhile. The kernel drops a lock
+ * when its process ends, however it ends, so nothing stale is left to take over. Where `flock` does
+ * not exist (macOS), the cache is used unlocked, and the run says so.
  */
-function lockPath(release: N8nRelease): string {
-	return `${homeOf(release)}.lock`;
-}
+class ReleaseLock {
+	private readonly path: string;
+	private descriptor: number | undefined;
+	private held: LockMode | undefined;
 
-function lockHolder(lock: string): number | undefined {
-	try {
-		return Number(readFileSync(join(lock, 'pid'), 'utf8')) || undefined;
-	} catch {
-		return undefined;
+	constructor(release: N8nRelease) {
+		this.path = `${homeOf(release)}.flock`;
 	}
-}
 
-/** The pid of a live process installing the release, if any (a lock left by a dead one is removed). */
-function installingProcess(release: N8nRelease): number | undefined {
-	const lock = lockPath(release);
-	if (!existsSync(lock)) return undefined;
-	const holder = lockHolder(lock);
-	if (holder === undefined) {
-		// Made an instant ago and its pid not written yet, or left empty by a crash long ago.
-		const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
-		if (age < 10_000) return -1;
-	} else if (isAlive(holder)) {
-		return holder;
-	}
-	// Taken away under a name of our own first: of several runs that found it stale, one moves it.
-	const stale = `${lock}.stale-${process.pid}`;
-	try {
-		renameSync(lock, stale);
-		rmSync(stale, { recursive: true, force: true });
-	} catch {
-		// another run moved it first
-	}
-	return undefined;
-}
-
-function waitForOtherInstall(release: N8nRelease) {
-	const deadline = Date.now() + INSTALL_WAIT_MS;
-	let told = false;
-	for (let holder = installingProcess(release); holder !== undefined; ) {
-		if (!told) {
-			say(`waiting for another run (pid ${holder}), which installs n8n@${release.version}`);
-			told = true;
+	/** Waits (at most LOCK_WAIT_SECONDS) for the lock in `mode`, converting the one held. */
+	take(mode: LockMode, why: string) {
+		if (this.held === mode) return;
+		if (this.descriptor === undefined) {
+			mkdirSync(dirname(this.path), { recursive: true });
+			this.descriptor = openSync(this.path, 'a');
 		}
-		if (Date.now() > deadline) {
+		const flag = mode === 'shared' ? '-s' : '-x';
+		if (this.flock([flag, '-n']) === LOCK_BUSY) {
+			say(`waiting for other runs on this machine: ${why} (lock ${this.path})`);
+			const code = this.flock([flag, '-w', String(LOCK_WAIT_SECONDS)]);
+			if (code === LOCK_BUSY) {
+				throw new Error(
+					`Waited ${LOCK_WAIT_SECONDS / 60} minutes for ${this.path}: ${why}. Another run on this machine holds it (lslocks names the process).`,
+				);
+			}
+		}
+		this.held = mode;
+	}
+
+	/** Gives the lock up (closing our descriptor ends it). */
+	release() {
+		if (this.descriptor !== undefined) closeSync(this.descriptor);
+		this.descriptor = undefined;
+		this.held = undefined;
+	}
+
+	/** flock(1)'s exit code on our descriptor (handed to it as its fd 3); 0 where there is no flock(1). */
+	private flock(args: string[]): number {
+		const result = spawnSync('flock', [...args, '-E', String(LOCK_BUSY), '3'], {
+			stdio: ['ignore', 'ignore', 'inherit', this.descriptor],
+		});
+		if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+			if (!ReleaseLock.toldUnlocked)
+				say('no flock(1) on this machine: the n8n cache is not locked');
+			ReleaseLock.toldUnlocked = true;
+			return 0;
+		}
+		if (result.status !== 0 && result.status !== LOCK_BUSY) {
 			throw new Error(
-				`n8n@${release.version} is still being installed by process ${holder} after ${INSTALL_WAIT_MS / 60_000} minutes (lock ${lockPath(release)})`,
+				`flock ${args.join(' ')} ${this.path} failed: ${result.error?.message ?? `exit ${result.status}`}`,
 			);
 		}
-		sleepSync(1000);
-		holder = installingProcess(release);
+		return result.status;
 	}
+
+	private static toldUnlocked = false;
 }
 
-/** Runs `work` holding the release's lock; undefined when another run holds it. */
-function withLock<T>(release: N8nRelease, work: () => T): T | undefined {
-	const lock = lockPath(release);
-	mkdirSync(dirname(lock), { recursive: true });
-	try {
-		mkdirSync(lock);
-	} catch {
-		return undefined;
-	}
-	try {
-		writeFileSync(join(lock, 'pid'), String(process.pid));
-		return work();
-	} finally {
-		rmSync(lock, { recursive: true, force: true });
-	}
-}
+/** The releases this process holds a shared lock on, checked usable under it. */
+const checked = new Map<string, N8nInstallation>();
+const locks = new Map<string, ReleaseLock>();
 
 /**
  * Returns a usable n8n of the release, installing it (about 5 minutes, 3 GB) when the cache has
- * none. Safe when several runs on the machine call it at once (see the install lock above).
+ * none. Safe when several runs on the machine call it at once (see ReleaseLock): one installs, the
+ * others wait, and none removes a folder another run uses. Checked once per process.
  * (`installer` only for the lock's own test.)
  */
 export function ensureN8n(
 	release: N8nRelease = CURRENT_N8N,
 	installer: (release: N8nRelease, home: string) => void = install,
 ): N8nInstallation {
+	const known = checked.get(release.version);
+	if (known) return known;
 	const home = homeOf(release);
-	for (;;) {
-		waitForOtherInstall(release);
+	const lock = locks.get(release.version) ?? new ReleaseLock(release);
+	locks.set(release.version, lock);
+	let usable = false;
+	try {
+		lock.take('shared', `another run installs n8n@${release.version}`);
 		let state = installState(release, home);
 		if (state !== 'usable' && state !== 'check timed out') {
-			const outcome = withLock(release, () => {
-				// Another run may have finished it between our check and the lock.
-				const now = installState(release, home);
-				if (now === 'usable' || now === 'check timed out') return now;
-				say(`n8n@${release.version} in ${home}: ${now}`);
+			lock.take(
+				'exclusive',
+				`n8n@${release.version} must be installed, and other runs use or check it`,
+			);
+			// Another run may have installed it while we waited.
+			state = installState(release, home);
+			if (state !== 'usable' && state !== 'check timed out') {
+				say(`n8n@${release.version} in ${home}: ${state}`);
 				installer(release, home);
-				return installState(release, home);
-			});
-			if (outcome === undefined) continue; // another run took the lock first: wait for it
-			if (outcome !== 'usable' && outcome !== 'check timed out') {
+				state = installState(release, home);
+			}
+			lock.take('shared', `another run installs n8n@${release.version}`);
+			if (state !== 'usable' && state !== 'check timed out') {
 				throw new Error(
-					`n8n@${release.version} was installed into ${home} but ${outcome} under Node ${release.nodeMajor}`,
+					`n8n@${release.version} was installed into ${home} but ${state} under Node ${release.nodeMajor}`,
 				);
 			}
-			state = outcome;
 		}
 		if (state === 'check timed out') {
 			throw new Error(
 				`Could not check n8n@${release.version} in ${home}: loading its native modules took over 2 minutes (a loaded machine?). Nothing was reinstalled; try again.`,
 			);
 		}
-		return installationAt(release, home);
+		usable = true;
+	} finally {
+		// A run that cannot use the release holds no lock on it.
+		if (!usable) lock.release();
 	}
+	const installation = installationAt(release, home);
+	checked.set(release.version, installation);
+	return installation;
 }
 
 function install(release: N8nRelease, home: string) {

@@ -16,7 +16,7 @@ import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-import { cacheRoot } from './install';
+import { machineCacheRoot } from './install';
 
 /** Where no outgoing connection lands when the kernel's ephemeral range starts at 32768 or above. */
 const LOWEST = 20_000;
@@ -35,8 +35,9 @@ export function ephemeralRange(): [number, number] {
 	return [49152, 65535];
 }
 
+/** The machine's, also for a run with a cache of its own (INVOICING_ASSETS_CACHE): every claim is seen by every run. */
 export function portsFolder(): string {
-	return join(cacheRoot(), 'ports');
+	return join(machineCacheRoot(), 'ports');
 }
 
 const claimed = new Set<number>();
