@@ -60,8 +60,9 @@ export function withPollTimes<T extends Pick<WorkflowJson, 'nodes'>>(
 }
 
 /**
- * The polls the simulator saw: a poll reads each list page by page, so its first-page request
- * (with `updatedFrom`) of one list stands for the whole poll. Requests a fault failed are left out.
+ * The first-page list requests (with `updatedFrom`) the simulator saw: at least one per poll, more
+ * when a poll reads several windows (a backlog, records that moved while it read); to count polls,
+ * use `groupPolls`. Requests a fault failed are left out.
  */
 export function pollRequests(
 	sim: Simulator,
@@ -73,6 +74,41 @@ export function pollRequests(
 			(entry) =>
 				entry.query.page === '1' && entry.query.updatedFrom !== undefined && entry.status === 200,
 		);
+}
+
+/**
+ * List requests grouped into polls: a poll's requests follow one another, and the next poll comes
+ * a Poll Times period later, so a gap of half the period ends a poll. How many requests a poll
+ * makes (pages, windows, kinds) is the node's business; that polls come a period apart is n8n's.
+ * Each poll's requests in the order they arrived.
+ */
+export function groupPolls(entries: RequestLogEntry[], periodSeconds: number): RequestLogEntry[][] {
+	const gapMs = (periodSeconds * 1000) / 2;
+	const polls: RequestLogEntry[][] = [];
+	// The log keeps requests in the order they were answered.
+	const arrived = [...entries].sort((a, b) => a.receivedAtMs - b.receivedAtMs);
+	for (const entry of arrived) {
+		const current = polls.at(-1);
+		const last = current?.at(-1);
+		if (current && last && entry.receivedAtMs - last.receivedAtMs < gapMs) current.push(entry);
+		else polls.push([entry]);
+	}
+	return polls;
+}
+
+/**
+ * The first-page requests of a poll that came while an earlier request of it was still being
+ * answered: none for one poller, whose windows follow one another (only a window's later pages are
+ * read side by side); a second poller at the same moment shows up here.
+ */
+export function overlappingWindows(poll: RequestLogEntry[]): RequestLogEntry[] {
+	return poll.filter(
+		(entry, index) =>
+			entry.query.page === '1' &&
+			poll
+				.slice(0, index)
+				.some((earlier) => entry.receivedAtMs < earlier.receivedAtMs + earlier.durationMs),
+	);
 }
 
 /** The workflow's executions n8n is running now (the public API lists them only when asked). */

@@ -36,7 +36,13 @@ import {
 	type Execution,
 } from '../n8n/executions';
 import { N8nInstance } from '../n8n/instance';
-import { EVERY_MINUTE, pollEvery, waitForPolledEvent, type PollTimes } from '../n8n/polling';
+import {
+	EVERY_MINUTE,
+	groupPolls,
+	pollEvery,
+	waitForPolledEvent,
+	type PollTimes,
+} from '../n8n/polling';
 import { settledPublication } from '../n8n/publication';
 import { onShutdown } from '../n8n/shutdown';
 import type { ClientRecord, RequestLogEntry, Simulator, SimulatorOptions } from '../simulator';
@@ -574,22 +580,16 @@ async function executionsWithData(n8n: N8nInstance, workflowId: string): Promise
 }
 
 /**
- * The polls of one workflow at the simulator: its list requests, grouped into polls (a gap of
- * half its Poll Times' period ends one). How many requests a poll makes (pages, windows, kinds)
- * is the node's business; that polls come a period apart is n8n's. Requests a fault answered
- * carry no client (faults answer before authentication) and are left out.
+ * The polls of one workflow at the simulator (groupPolls). Requests a fault answered carry no
+ * client (faults answer before authentication) and are left out.
  */
 function pollsOf(service: Service, index: number): RequestLogEntry[][] {
-	const gapMs = (service.periods[index] * 1000) / 2;
-	const groups: RequestLogEntry[][] = [];
-	for (const entry of service.sim.log.entries({ clientId: service.clients[index].clientId })) {
-		if (entry.route !== 'invoices.list' && entry.route !== 'assets.list') continue;
-		const current = groups.at(-1);
-		const last = current?.at(-1);
-		if (current && last && entry.receivedAtMs - last.receivedAtMs < gapMs) current.push(entry);
-		else groups.push([entry]);
-	}
-	return groups;
+	return groupPolls(
+		service.sim.log
+			.entries({ clientId: service.clients[index].clientId })
+			.filter((entry) => entry.route === 'invoices.list' || entry.route === 'assets.list'),
+		service.periods[index],
+	);
 }
 
 /** The fewest polls any workflow of `service` has begun since `at` (ms since the epoch). */
