@@ -5,7 +5,8 @@
  * `N8N_ENGINE=1.x` (`npm run test:engine-1x`) runs the tests of the action node, the credential
  * and the trigger on the n8n-core / n8n-workflow of the n8n 1.x line (the devDependency aliases
  * n8n-core-v1 and n8n-workflow-v1, pinned to the versions n8n 1.123.x ships): the same tests, the
- * same assertions, only the engine differs. The simulator's own tests need no engine and run once.
+ * same assertions, only the engine differs. The simulator's own tests and those of the tools for a
+ * real n8n (test/unit/n8n, test/integration/n8n) need no engine and run once.
  * n8n-core 1.x leaves a handle open after the last test (Jest then waits forever; the same tests
  * on 2.x exit), so that script passes --forceExit. Tests that need what only the 2.x engine gives
  * a node are declared with test/harness/engine.ts and skipped there, naming why.
@@ -33,7 +34,13 @@ module.exports = {
 				? ['<rootDir>/test/e2e/**/*.test.ts']
 				: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/integration/**/*.test.ts'],
 	testPathIgnorePatterns: engine1x
-		? ['/node_modules/', '<rootDir>/test/integration/simulator/', '<rootDir>/test/unit/simulator/']
+		? [
+				'/node_modules/',
+				'<rootDir>/test/integration/simulator/',
+				'<rootDir>/test/unit/simulator/',
+				'<rootDir>/test/integration/n8n/',
+				'<rootDir>/test/unit/n8n/',
+			]
 		: matrix
 			? ['/node_modules/']
 			: ['/node_modules/', '<rootDir>/test/e2e/matrix/'],

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * Item 1: the subscription lifecycle under faults, against the real n8n.
  *
