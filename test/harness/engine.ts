@@ -12,4 +12,7 @@ export const PARAMETER_ISSUES_ARE_NAMED = ENGINE === '2.x';
 /** n8n 1.x gives a poll no budget (getPollBudgetMs came with 2.38); the trigger then takes its own bound. */
 export const POLL_BUDGET_REACHES_THE_NODE = ENGINE === '2.x';
 
+/** n8n 1.x's NodeApiError has no `failure` (cause, Retry-After) for its poll scheduler to read. */
+export const ERRORS_TELL_N8N_HOW_LONG_TO_WAIT = ENGINE === '2.x';
+
 export const testNeeding2x = (available: boolean) => (available ? test : test.skip);
