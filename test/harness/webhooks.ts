@@ -296,6 +296,9 @@ export class TriggerHost {
 	 */
 	async publish(): Promise<void> {
 		const workflow = this.workflow(this.database);
+		// n8n stores the route (live from then on) before checkExists and create, and saves the
+		// static data only after them: a delivery meanwhile reads the static data of before.
+		this.published = true;
 		const failure = await this.createIfNotExists(
 			workflow,
 			'production',
@@ -307,7 +310,6 @@ export class TriggerHost {
 		);
 		if (failure === undefined) {
 			this.save(workflow);
-			this.published = true;
 			return;
 		}
 		this.published = false;

@@ -12,6 +12,9 @@
  * - An event goes to the subscriptions that exist when it occurs, and only while their API key
  *   lives: a subscription whose key was deleted or has expired receives nothing more, retries
  *   included.
+ * - With `activationMs`, a new subscription receives only the events that occur from that long
+ *   after its `createdAt` on (a dispatcher that learns of new subscriptions late; the contract
+ *   allows up to 5 minutes, NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS). Default 0.
  * - With `duplicate`, each delivery is made a second time, with the same body, once the first
  *   has completed.
  * - The attempts log keeps the URL with the apiKey value redacted and scrubs it from errors.
@@ -32,6 +35,7 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
 	retrySchedule: [1000, 5000, 30000],
 	duplicate: false,
 	timeoutMs: 10_000,
+	activationMs: 0,
 };
 
 export const MAX_DELIVERY_ATTEMPTS = 20;
@@ -100,6 +104,12 @@ export class DeliveryEngine {
 			}
 			next.timeoutMs = options.timeoutMs;
 		}
+		if (options.activationMs !== undefined) {
+			if (!(Number.isFinite(options.activationMs) && options.activationMs >= 0)) {
+				throw new Error('activationMs must be a number of at least 0.');
+			}
+			next.activationMs = options.activationMs;
+		}
 		this.currentOptions = next;
 		return this.options;
 	}
@@ -142,6 +152,7 @@ export class DeliveryEngine {
 		const targets = this.subscriptions
 			.list()
 			.filter((sub) => sub.eventTypes === null || sub.eventTypes.includes(eventType))
+			.filter((sub) => Date.parse(sub.createdAt) + options.activationMs <= this.clock.nowMs())
 			.filter((sub) => this.keyLives(sub.id));
 		const deliveries = targets.map((subscription) => {
 			const event: SimulatedEvent = {

@@ -172,6 +172,8 @@ export interface DeliveryOptions {
 	duplicate: boolean;
 	/** Time limit of one attempt (ms). */
 	timeoutMs: number;
+	/** A new subscription receives the events that occur from this long after its createdAt on (ms). */
+	activationMs: number;
 }
 
 export type DeliveryResult = 'delivered' | 'retrying' | 'failed' | 'cancelled' | 'refused';

@@ -99,8 +99,9 @@ export function toServiceTimestamp(date: Date): string {
 }
 
 /**
- * assumed: list answers carry the service's clock in the HTTP `Date` header (RFC 9110 has every
- * origin server with a clock send it); the same clock stamps `updatedAt`.
+ * assumed: list answers and the create call's answer carry the service's clock in the HTTP `Date`
+ * header (RFC 9110 has every origin server with a clock send it); the same clock stamps
+ * `updatedAt`, an event's `occurredAt` and a subscription's `createdAt`.
  */
 export const SERVICE_TIME_HEADER = 'date';
 
@@ -285,16 +286,33 @@ export function subscriptionEndsBy(
 }
 
 /**
- * Whether an event reached a subscription made at `createdAt` as well. assumed: an event goes to
- * each subscription that exists when it occurs, with the same `eventId` in every subscription's
- * delivery, and an event's `occurredAt` and a subscription's `createdAt` are read from the
- * service's one clock (to the second). So an event of a later second than the subscription's
- * creation reached it; one of the same second, or without `occurredAt`, may not have.
+ * assumed: the service retries a delivery that was not answered 2xx for at most this long after
+ * the event occurred (the "day" the README's Expiry section waits before the old key is deleted).
+ * A subscription of a replaced API key is let in for this long after its replacement, for the
+ * retries of what it could not deliver meanwhile, and no longer: after that its key is refused.
  */
-export function reachedSubscriptionCreatedAt(occurredAt: unknown, createdAt: string): boolean {
-	const occurred = typeof occurredAt === 'string' ? Date.parse(occurredAt) : Number.NaN;
-	const created = Date.parse(createdAt);
-	return occurred > created;
+export const DELIVERY_RETRIES_END_WITHIN_MS = 24 * 60 * 60_000;
+
+/**
+ * assumed: an event goes to every subscription that exists when the service fans it out, with
+ * the same `eventId` in every subscription's delivery; the fan-out may come later than the
+ * event's `occurredAt` (never earlier), and a new subscription receives every event that occurs
+ * from this long after its creation on. `occurredAt`, a subscription's `createdAt` and the `Date`
+ * header come from the service's one clock.
+ */
+export const NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS = 5 * 60_000;
+
+/**
+ * Whether an event was certainly delivered to a subscription made at `madeAt` as well (both epoch
+ * ms, by the service's clock): it occurred later than `madeAt` by more than
+ * NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS. An event whose time is unknown, or that occurred
+ * around `madeAt`, may have gone to the older subscriptions only: false.
+ */
+export function surelyDeliveredToSubscriptionMadeAt(
+	occurredAt: number | undefined,
+	madeAt: number,
+): boolean {
+	return occurredAt !== undefined && occurredAt - madeAt > NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS;
 }
 
 /** spec: a delivery URL must be HTTPS (TLS 1.2 or later). */

@@ -21,7 +21,7 @@ export async function settleUnconfirmedCreate(
 	client: ServiceClient,
 	deliveryKey: string,
 	failure: unknown,
-): Promise<string> {
+): Promise<Subscription> {
 	// A refusal (4xx) means the service created nothing.
 	const status = httpStatusOf(failure);
 	if (status !== undefined && status >= 400 && status < 500) throw failure;
@@ -67,7 +67,7 @@ export async function settleUnconfirmedCreate(
 			);
 		}
 	}
-	if (adopted) return adopted.id;
+	if (adopted) return adopted;
 	if (failure !== undefined) {
 		throw withAdvice(
 			failure,

@@ -3,10 +3,10 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { selectedEventTypes } from '../shared/events';
 import {
 	DELIVERY_KEY_PARAMETER,
-	reachedSubscriptionCreatedAt,
+	surelyDeliveredToSubscriptionMadeAt,
 	type ServiceEvent,
 } from '../transport/contract';
-import { isServiceEvent } from '../transport/responses';
+import { isServiceEvent, readServiceTime } from '../transport/responses';
 import { deliveryKeyMatches } from './deliveryKey';
 import { forgetUnlessAcknowledged, isFirstDelivery } from './recentEvents';
 import {
@@ -21,13 +21,20 @@ export const acknowledgement = () => ({ received: true });
 /**
  * webhook(): lets in only deliveries that carry the key of this trigger's subscription, or of a
  * retiring one (a replaced API key's, state.ts), and starts the workflow once per new event of a
- * selected type. A retiring subscription's delivery of an event that its replacement delivers too
- * is acknowledged and starts nothing. Rejections are answered here and start nothing.
+ * selected type. Rejections are answered here and start nothing.
+ *
+ * A retiring subscription's delivery of an event that certainly reached its replacement as well
+ * (contract.ts, surelyDeliveredToSubscriptionMadeAt) is acknowledged and starts nothing. Any other
+ * is let in, also while the replacement is still being made (n8n 2.x routes the URL before it
+ * creates the subscription): a delivery is repeated rather than lost, and Ignore Repeated
+ * Deliveries keeps one of the two copies.
  */
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const staticData = this.getWorkflowStaticData('node');
 	const stored = readStoredSubscription(staticData);
 	const presented = (this.getQueryData() as IDataObject)[DELIVERY_KEY_PARAMETER];
+	// One trigger and URL: the same event may come through two subscriptions.
+	const trigger = [this.getWorkflow().id, this.getNode().id, this.getMode()].join(' ');
 	let retiring: RetiringSubscription | undefined;
 	if (!stored || !deliveryKeyMatches(presented, stored.deliveryKeyHash)) {
 		retiring = readRetiringSubscriptions(staticData).find((entry) =>
@@ -47,7 +54,10 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 
 	if (
 		retiring?.replacedAt !== undefined &&
-		reachedSubscriptionCreatedAt(body.occurredAt, retiring.replacedAt)
+		surelyDeliveredToSubscriptionMadeAt(
+			readServiceTime(body.occurredAt),
+			readServiceTime(retiring.replacedAt) ?? Number.NaN,
+		)
 	) {
 		return { webhookResponse: acknowledgement() };
 	}
@@ -58,8 +68,6 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	}
 	const ignoreRepeated = this.getNodeParameter('options.ignoreRepeatedDeliveries', true) !== false;
 	if (ignoreRepeated) {
-		// One memory per trigger and URL: the same event may come through two subscriptions.
-		const trigger = [this.getWorkflow().id, this.getNode().id, this.getMode()].join(' ');
 		if (!isFirstDelivery(trigger, body.eventId)) {
 			return { webhookResponse: acknowledgement() };
 		}

@@ -4,17 +4,25 @@ import { NodeOperationError } from 'n8n-workflow';
 import { CHOOSE_EVENT_TYPES, selectedEventTypes } from '../shared/events';
 import { ServiceClient } from '../transport';
 import {
+	DELIVERY_RETRIES_END_WITHIN_MS,
 	NOTIFICATION_URL_PROTOCOL,
 	paths,
+	SERVICE_TIME_HEADER,
 	toServiceTimestamp,
 	type SubscriptionRequest,
 } from '../transport/contract';
-import { readCreatedSubscriptionId } from '../transport/responses';
+import {
+	readCreatedSubscriptionId,
+	readHeader,
+	readHttpDate,
+	readServiceTime,
+} from '../transport/responses';
 import { withDeliveryKey, withoutDeliveryKey } from '../transport/notificationUrl';
+import { baseUrlOf } from '../transport/tokenRenewal';
 import { settleUnconfirmedCreate } from './createRecovery';
 import { generateDeliveryKey, hashDeliveryKey } from './deliveryKey';
 import { keyMakerOf, removeLeftovers } from './leftovers';
-import { comparableUrl, reachableStoredSubscription } from './ownership';
+import { endStoredSubscription, logContext, ownershipOf } from './ownership';
 import { carriesKeyHash, removeSubscription } from './serviceCalls';
 import {
 	awaitsReplacement,
@@ -81,8 +89,13 @@ function requireEventTypes(context: IHookFunctions): string[] | null {
 export async function subscriptionExists(context: IHookFunctions): Promise<boolean> {
 	const staticData = context.getWorkflowStaticData('node');
 	const client = new ServiceClient(context);
-	const stored = await reachableStoredSubscription(context, client, staticData);
+	const stored = readStoredSubscription(staticData);
 	if (!stored) return false;
+	const credentials = await client.credentials();
+	if (ownershipOf(stored, context.getWorkflow().id, credentials).owner !== 'this trigger') {
+		await endStoredSubscription(context, client, staticData);
+		return false;
+	}
 	const listed = await client.listSubscriptions();
 	const ours = listed.find((subscription) => subscription.id === stored.subscriptionId);
 	if (ours && !carriesKeyHash(ours, stored.deliveryKeyHash)) {
@@ -105,8 +118,8 @@ export async function subscriptionExists(context: IHookFunctions): Promise<boole
 /**
  * create: a new subscription with a new delivery key; stores the ID and the key's SHA-256 only.
  * A publish first deletes what this trigger left behind at its webhook URL (leftovers.ts), and
- * afterwards notes when the new subscription was made, for a subscription of a replaced key that
- * still delivers (state.ts).
+ * afterwards notes the new subscription's creation for a replaced key's subscription that still
+ * delivers (state.ts, delivery.ts).
  */
 export async function createSubscription(context: IHookFunctions): Promise<void> {
 	const webhookUrl = requireHttpsWebhookUrl(context);
@@ -114,9 +127,7 @@ export async function createSubscription(context: IHookFunctions): Promise<void>
 	const staticData = context.getWorkflowStaticData('node');
 	const client = new ServiceClient(context);
 	const production = registersProductionUrl(context);
-	const previous = await reachableStoredSubscription(context, client, staticData);
-	if (previous) await removeSubscription(context, client, previous.subscriptionId);
-	forgetSubscription(staticData);
+	await endStoredSubscription(context, client, staticData);
 	if (production) await removeLeftovers(context, client, webhookUrl, { otherUrlToo: true });
 
 	const credentials = await client.credentials();
@@ -130,59 +141,69 @@ export async function createSubscription(context: IHookFunctions): Promise<void>
 				? options.description.trim()
 				: null,
 	};
-	const outcome = await client
-		.request({ method: 'POST', path: paths.subscriptions, body: { ...request } })
+	const created = await client
+		.requestFull({ method: 'POST', path: paths.subscriptions, body: { ...request } })
 		.then(
-			(body) => ({ id: readCreatedSubscriptionId(body), failure: undefined }),
-			(error: unknown) => ({ id: undefined, failure: error }),
+			(response) => ({
+				id: readCreatedSubscriptionId(response.body),
+				madeAt: readHttpDate(readHeader(response.headers, SERVICE_TIME_HEADER)),
+				failure: undefined,
+			}),
+			(error: unknown) => ({ id: undefined, madeAt: undefined, failure: error }),
 		);
-	const subscriptionId =
-		outcome.id ?? (await settleUnconfirmedCreate(context, client, deliveryKey, outcome.failure));
+	const adopted =
+		created.id === undefined
+			? await settleUnconfirmedCreate(context, client, deliveryKey, created.failure)
+			: undefined;
+	const subscriptionId = created.id ?? adopted?.id ?? '';
+	const madeAt = created.id !== undefined ? created.madeAt : readServiceTime(adopted?.createdAt);
 	const keyExpiresOn = String(credentials.keyExpiresOn ?? '').trim();
 	storeSubscription(staticData, {
 		subscriptionId,
 		deliveryKeyHash: hashDeliveryKey(deliveryKey),
 		workflowId: context.getWorkflow().id,
 		clientId: String(credentials.clientId ?? '').trim(),
-		baseUrl: comparableUrl(credentials.baseUrl),
-		createdAt: toServiceTimestamp(new Date()),
+		baseUrl: baseUrlOf(credentials),
+		createdAt: toServiceTimestamp(new Date(madeAt ?? Date.now())),
 		keyExpiresOn: keyExpiresOn === '' ? undefined : keyExpiresOn,
 		registeredFor: production ? 'production' : 'test',
 	});
-	if (production && awaitsReplacement(staticData)) {
-		noteReplacement(staticData, await createdAtOf(client, subscriptionId));
+	if (production && awaitsReplacement(staticData)) noteReplacedAt(context, staticData, madeAt);
+}
+
+/**
+ * The replaced key's subscriptions learn when their replacement was made, by the service's clock
+ * (the create answer's Date header, or the adopted subscription's createdAt): from then on they
+ * are let in only for the events the new one may have missed, for a day. Without the service's
+ * time every delivery of theirs is let in for that day: Ignore Repeated Deliveries then keeps one
+ * of each event. n8n's clock is never put in the service's place.
+ */
+function noteReplacedAt(context: IHookFunctions, staticData: IDataObject, madeAt?: number) {
+	const endsBy = toServiceTimestamp(new Date(Date.now() + DELIVERY_RETRIES_END_WITHIN_MS));
+	const replacedAt = madeAt === undefined ? undefined : toServiceTimestamp(new Date(madeAt));
+	noteReplacement(staticData, { replacedAt, endsBy });
+	if (replacedAt === undefined) {
+		context.logger.warn(
+			`Invoicing & Assets Trigger: the service did not say when it made the new subscription (its answer had no Date header), so until ${endsBy} the subscription of the replaced API key may start this workflow for events the new one delivers too. Keep Ignore Repeated Deliveries on (the default): it starts each event once`,
+			logContext(context),
+		);
 	}
 }
 
 /**
  * delete: removes the stored subscription (already gone counts as removed) and forgets it; one
- * this key cannot reach is left to end with its own key (ownership.ts). After the production
+ * another key made may be left to end with its key (ownership.ts). After the production
  * subscription, whatever this trigger left behind at that URL goes too.
  */
 export async function deleteSubscription(context: IHookFunctions): Promise<void> {
 	const staticData = context.getWorkflowStaticData('node');
 	const client = new ServiceClient(context);
-	const registeredFor = readStoredSubscription(staticData)?.registeredFor;
-	const stored = await reachableStoredSubscription(context, client, staticData);
-	if (stored) await removeSubscription(context, client, stored.subscriptionId);
-	forgetSubscription(staticData);
+	const stored = readStoredSubscription(staticData);
+	await endStoredSubscription(context, client, staticData);
 	const webhookUrl = context.getNodeWebhookUrl(WEBHOOK_NAME);
-	if (registeredFor === 'production' && webhookUrl) {
+	if (stored?.registeredFor === 'production' && webhookUrl) {
 		await removeLeftovers(context, client, webhookUrl, { otherUrlToo: true });
 	}
-}
-
-/**
- * The service's time of a subscription's creation, from the list; n8n's clock when the list
- * cannot say (it differs from the service's by little, and only events of that moment may then be
- * started through both the old and the new subscription, which the memory of repeats catches).
- */
-async function createdAtOf(client: ServiceClient, subscriptionId: string): Promise<string> {
-	const listed = await client.listSubscriptions().catch(() => []);
-	const createdAt = listed.find((subscription) => subscription.id === subscriptionId)?.createdAt;
-	return typeof createdAt === 'string' && createdAt !== ''
-		? createdAt
-		: toServiceTimestamp(new Date());
 }
 
 /** Whether a listed subscription takes exactly the selected events (null: every event). */

@@ -11,15 +11,16 @@ export const SEE_SERVICE_CONTRACT =
 	'The package’s assumptions about the service are listed in docs/service-contract.md in its repository.';
 
 /**
- * Deletes a subscription; one that is gone counts as deleted. A 404 that does not say the
- * subscription is unknown may come from a wrong path or a gateway: then the list decides.
- * Other failures are thrown (n8n retries the delete).
+ * Deletes a subscription: 'deleted', or 'not found' when the service does not know it (for this
+ * API key), which counts as deleted too. A 404 that does not say the subscription is unknown may
+ * come from a wrong path or a gateway: then the list decides. Other failures are thrown (n8n
+ * retries the delete).
  */
 export async function removeSubscription(
 	context: IHookFunctions,
 	client: ServiceClient,
 	subscriptionId: string,
-): Promise<void> {
+): Promise<'deleted' | 'not found'> {
 	const failure = await client
 		.request({
 			method: 'DELETE',
@@ -30,11 +31,11 @@ export async function removeSubscription(
 			() => undefined,
 			(error: unknown) => error,
 		);
-	if (failure === undefined) return;
+	if (failure === undefined) return 'deleted';
 	if (httpStatusOf(failure) !== 404) throw failure;
-	if (saysSubscriptionNotFound(failure)) return;
+	if (saysSubscriptionNotFound(failure)) return 'not found';
 	const listed = await client.listSubscriptions();
-	if (!listed.some((subscription) => subscription.id === subscriptionId)) return;
+	if (!listed.some((subscription) => subscription.id === subscriptionId)) return 'not found';
 	throw new NodeOperationError(
 		context.getNode(),
 		`The delete did not reach subscription '${subscriptionId}': the service answered 404 but still lists it, so its delete address may differ from the package’s service contract`,

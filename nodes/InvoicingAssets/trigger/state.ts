@@ -46,18 +46,20 @@ export interface StoredSubscription {
 }
 
 /**
- * A subscription of an API key the credential no longer holds (the key was replaced): the trigger
- * cannot delete it, and it ends with that key. Until then its deliveries are let in, for the
- * events that occurred before the trigger's new subscription existed (the service retries those
- * through it alone); the others reach the trigger through the new subscription too.
+ * A subscription of an API key or Base URL the credential no longer holds (the key was replaced,
+ * the environment switched), which the current key could not delete: it ends with its own key.
+ * Its deliveries are let in for a while (delivery.ts), for the service's retries of what it could
+ * not deliver while the workflow was being unpublished and published.
  */
 export interface RetiringSubscription {
 	subscriptionId: string;
 	deliveryKeyHash: string;
 	clientId: string;
-	/** When it ends at the latest (its key's expiry), a service timestamp. */
+	/** When its deliveries are refused like any unknown key's (n8n's clock, a service timestamp). */
 	endsBy: string;
-	/** The service's time of the trigger's next subscription, once it exists (from its `createdAt`). */
+	/** Whether the trigger's next subscription exists and is stored: until then, deliveries wait. */
+	replaced: boolean;
+	/** The service's time of that next subscription's creation, when the service said it. */
 	replacedAt?: string;
 }
 
@@ -117,17 +119,15 @@ export function readRetiringSubscriptions(
 	if (!Array.isArray(stored)) return [];
 	return stored.flatMap((entry: unknown) => {
 		const fields = (typeof entry === 'object' && entry !== null ? entry : {}) as IDataObject;
-		const retiring = {
-			subscriptionId: text(fields, 'subscriptionId'),
-			deliveryKeyHash: text(fields, 'deliveryKeyHash'),
-			clientId: text(fields, 'clientId'),
-			endsBy: text(fields, 'endsBy'),
-			replacedAt: text(fields, 'replacedAt'),
-		};
-		const { subscriptionId, deliveryKeyHash, clientId, endsBy } = retiring;
+		const subscriptionId = text(fields, 'subscriptionId');
+		const deliveryKeyHash = text(fields, 'deliveryKeyHash');
+		const clientId = text(fields, 'clientId');
+		const endsBy = text(fields, 'endsBy');
 		if (!subscriptionId || !deliveryKeyHash || !clientId || !endsBy) return [];
 		if (!(Date.parse(endsBy) > now)) return [];
-		return [{ ...retiring, subscriptionId, deliveryKeyHash, clientId, endsBy }];
+		const replacedAt = text(fields, 'replacedAt');
+		const replaced = fields.replaced === true || replacedAt !== undefined;
+		return [{ subscriptionId, deliveryKeyHash, clientId, endsBy, replaced, replacedAt }];
 	});
 }
 
@@ -143,26 +143,35 @@ function writeRetiring(staticData: IDataObject, retiring: RetiringSubscription[]
 		);
 }
 
-/** Keeps `subscription` as retiring (the ended ones are dropped meanwhile). */
-export function retireSubscription(staticData: IDataObject, subscription: RetiringSubscription) {
+/** Keeps `subscription` as retiring, waiting for its replacement (the ended ones are dropped meanwhile). */
+export function retireSubscription(
+	staticData: IDataObject,
+	subscription: Omit<RetiringSubscription, 'replaced' | 'replacedAt'>,
+) {
 	const others = readRetiringSubscriptions(staticData).filter(
 		(entry) => entry.subscriptionId !== subscription.subscriptionId,
 	);
-	writeRetiring(staticData, [...others, subscription]);
+	writeRetiring(staticData, [...others, { ...subscription, replaced: false }]);
 }
 
-/** Whether a retiring subscription still waits for the service's time of its replacement. */
+/** Whether a retiring subscription still waits for its replacement. */
 export function awaitsReplacement(staticData: IDataObject): boolean {
-	return readRetiringSubscriptions(staticData).some((entry) => entry.replacedAt === undefined);
+	return readRetiringSubscriptions(staticData).some((entry) => !entry.replaced);
 }
 
-/** Notes `replacedAt` on the retiring subscriptions that have no replacement yet. */
-export function noteReplacement(staticData: IDataObject, replacedAt: string) {
+/**
+ * Notes, on the retiring subscriptions that wait for one, that their replacement exists: made at
+ * `replacedAt` by the service's clock (undefined when the service did not say), and that they end
+ * at `endsBy`.
+ */
+export function noteReplacement(
+	staticData: IDataObject,
+	replacement: { replacedAt: string | undefined; endsBy: string },
+) {
 	writeRetiring(
 		staticData,
-		readRetiringSubscriptions(staticData).map((entry) => ({
-			...entry,
-			replacedAt: entry.replacedAt ?? replacedAt,
-		})),
+		readRetiringSubscriptions(staticData).map((entry) =>
+			entry.replaced ? entry : { ...entry, ...replacement, replaced: true },
+		),
 	);
 }

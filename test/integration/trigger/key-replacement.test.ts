@@ -3,14 +3,21 @@
  * trigger: events issued before, during and after every step each start the workflow exactly
  * once, publishing and unpublishing never fail, and no subscription outlives the old key.
  */
+import { randomUUID } from 'node:crypto';
+
 import type { INodeCredentialsDetails } from 'n8n-workflow';
+
+import {
+	DELIVERY_RETRIES_END_WITHIN_MS,
+	NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS,
+} from '../../../nodes/InvoicingAssets/transport/contract';
 
 import { useN8nLog } from '../../harness/n8n-log';
 import { expectNoSecret } from '../../harness/secrets';
 import { credentialFor, secretsOf, type Testbed } from '../../harness/testbed';
 import type { TriggerHost } from '../../harness/webhooks';
 import type { ClientRecord, EmittedEvent } from '../../simulator';
-import { resetSimulator, startHost, startTriggerTestbed } from './helpers';
+import { eventually, resetSimulator, startHost, startTriggerTestbed } from './helpers';
 
 /** The service retries long enough for a user to unpublish and publish again. */
 const RETRIES = [300, 600, 1200, 2400];
@@ -28,10 +35,11 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-	testbed.sim.deliveries.setOptions({ retrySchedule: RETRIES });
+	testbed.sim.deliveries.setOptions({ retrySchedule: RETRIES, activationMs: 0 });
 });
 
 afterEach(async () => {
+	jest.restoreAllMocks();
 	await host?.close();
 	host = undefined;
 	await resetSimulator(testbed);
@@ -99,6 +107,7 @@ test('the README’s procedure: every event starts the workflow once, nothing fa
 	// 3. Unpublish, then publish again.
 	await trigger.unpublish();
 	issue();
+	await eventually(() => sim.deliveries.entries({ eventId: events[3].eventId }).length > 0);
 	await trigger.publish();
 	issue();
 	await settle(trigger);
@@ -143,16 +152,26 @@ test('the README’s procedure: every event starts the workflow once, nothing fa
 	);
 });
 
-test('after the replacement, the old key’s copies of newer events start nothing, even without the memory of repeats', async () => {
-	const { sim } = testbed;
-	const oldKey = sim.registerClient({ environment: 'production' });
-	const { host: trigger, credential } = await publishedOn(oldKey, { ignoreRepeated: false });
-	const newKey = sim.registerClient({ environment: 'production' });
+/** Steps 2 and 3 of the README: the new key entered and saved, then unpublish and publish. */
+async function replaceKey(trigger: TriggerHost, credential: INodeCredentialsDetails) {
+	const newKey = testbed.sim.registerClient({ environment: 'production' });
 	enterKey(credential, newKey);
 	await trigger.unpublish();
 	await trigger.publish();
-	// Events of a later second than the new subscription's creation.
-	sim.clock.advance(2000);
+	return newKey;
+}
+
+function runsOf(trigger: TriggerHost, eventId: string): number {
+	return runsPerEvent(trigger).get(eventId) ?? 0;
+}
+
+test('after the replacement, the old key’s copies of events well after the new subscription’s creation start nothing, even without the memory of repeats', async () => {
+	const { sim } = testbed;
+	const oldKey = sim.registerClient({ environment: 'production' });
+	const { host: trigger, credential } = await publishedOn(oldKey, { ignoreRepeated: false });
+	await replaceKey(trigger, credential);
+	// Events that certainly reached the new subscription too (contract.ts).
+	sim.clock.advance(NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS + 2000);
 
 	const events = [sim.issueInvoice().event, sim.issueInvoice().event];
 	await settle(trigger);
@@ -164,6 +183,108 @@ test('after the replacement, the old key’s copies of newer events start nothin
 		).toEqual([200, 200]);
 	}
 	expectEachOnce(trigger, events);
+});
+
+test('an event the service sends only through the old subscription, because it learns of the new one late, is not lost', async () => {
+	// The contract allows the service to fan an event out to a new subscription only from a while
+	// after its creation on; until then the old key's copy is the only one.
+	const { sim } = testbed;
+	const oldKey = sim.registerClient({ environment: 'production' });
+	const { host: trigger, credential } = await publishedOn(oldKey, { ignoreRepeated: false });
+	sim.clock.advance(61_000);
+	sim.deliveries.setOptions({ activationMs: 60_000 });
+	const newKey = await replaceKey(trigger, credential);
+	sim.clock.advance(2000);
+
+	const { event } = sim.issueInvoice();
+	await settle(trigger);
+
+	const owner = (id: string) => (sim.subscriptions.ownerOf(id) === newKey.clientId ? 'new' : 'old');
+	expect(
+		sim.deliveries
+			.entries({ eventId: event.eventId })
+			.map((attempt) => `${owner(attempt.subscriptionId)} ${attempt.status}`),
+	).toEqual(['old 200']);
+	expect(runsOf(trigger, event.eventId)).toBe(1);
+});
+
+test('the service’s clock ahead of n8n’s and its list failing after the create: the event of the gap still starts the workflow', async () => {
+	// The replacement's time is the service's, from the create answer's Date header: n8n's clock
+	// never stands in for it.
+	const { sim } = testbed;
+	const oldKey = sim.registerClient({ environment: 'production' });
+	const { host: trigger, credential } = await publishedOn(oldKey);
+	// Ahead by more than the margin of contract.ts: n8n's time would have the gap event look later
+	// than the new subscription's creation, and its old copy dropped.
+	sim.clock.advance(NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS + 30_000);
+	enterKey(credential, sim.registerClient({ environment: 'production' }));
+	await trigger.unpublish();
+	// Its retry comes once the publish is done (a retry during it is let in anyway).
+	sim.deliveries.setOptions({ retrySchedule: [4000] });
+	const gap = sim.issueInvoice().event;
+	await eventually(() => sim.deliveries.entries({ eventId: gap.eventId }).length > 0);
+	sim.faults.add({ route: 'subscriptions.list', status: 500, skip: 1, times: 5 });
+	const started = Date.now();
+	await trigger.publish();
+	expect(Date.now() - started).toBeLessThan(3000);
+	await settle(trigger);
+
+	expect(sim.deliveries.entries({ eventId: gap.eventId }).at(-1)?.status).toBe(200);
+	expect(runsOf(trigger, gap.eventId)).toBe(1);
+});
+
+test('an event that occurs while the publish is still making the new subscription starts the workflow once and is not lost', async () => {
+	// The harness routes the URL from before checkExists, as n8n does: the new subscription's first
+	// tries meet the static data of before (401), the old one's copy is let in.
+	const { sim } = testbed;
+	const oldKey = sim.registerClient({ environment: 'production' });
+	const { host: trigger, credential } = await publishedOn(oldKey);
+	enterKey(credential, sim.registerClient({ environment: 'production' }));
+	await trigger.unpublish();
+	sim.faults.add({ route: 'subscriptions.create', latencyMs: 1500, afterHandling: true, times: 1 });
+	const publishing = trigger.publish();
+	await eventually(() => sim.subscriptions.list().length === 2);
+	const during = sim.issueInvoice().event;
+	await publishing;
+	await settle(trigger);
+
+	const statuses = sim.deliveries.entries({ eventId: during.eventId }).map((a) => a.status);
+	expect(statuses).toContain(401);
+	expect(runsOf(trigger, during.eventId)).toBe(1);
+});
+
+test(`a day after the replacement the old delivery key is refused, whatever the delivery says of its time`, async () => {
+	// A key replaced because its webhook URL leaked: the old URL must stop working. For a day it is
+	// let in, for the service's retries of what fell between unpublish and publish.
+	const { sim } = testbed;
+	const oldKey = sim.registerClient({ environment: 'production' });
+	const { host: trigger, credential } = await publishedOn(oldKey);
+	const [oldSubscription] = sim.subscriptions.list(oldKey.clientId);
+	await replaceKey(trigger, credential);
+	sim.deleteClient(oldKey.clientId);
+	const forged = (eventId: string) =>
+		trigger.post(oldSubscription.notificationUrl, {
+			eventId,
+			eventType: 'invoice.issued',
+			occurredAt: null,
+			subscriptionId: oldSubscription.id,
+			data: { invoiceNumber: 'INV-FORGED', totalAmount: 1_000_000 },
+		});
+
+	const withinTheDay = randomUUID();
+	expect((await forged(withinTheDay)).status).toBe(200);
+	const realNow = Date.now.bind(Date);
+	jest
+		.spyOn(Date, 'now')
+		.mockImplementation(() => realNow() + DELIVERY_RETRIES_END_WITHIN_MS + 1000);
+	const afterTheDay = randomUUID();
+	const answer = await forged(afterTheDay);
+	await trigger.settled();
+
+	expect({ status: answer.status, runs: runsOf(trigger, afterTheDay) }).toEqual({
+		status: 401,
+		runs: 0,
+	});
 });
 
 test('the old key deleted before unpublishing: unpublish and publish still work, and the new subscription delivers', async () => {

@@ -3,7 +3,8 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { ALL_EVENTS, selectedEventTypes } from '../../../nodes/InvoicingAssets/shared/events';
 import {
-	reachedSubscriptionCreatedAt,
+	NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS,
+	surelyDeliveredToSubscriptionMadeAt,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
 } from '../../../nodes/InvoicingAssets/transport/contract';
 import {
@@ -143,21 +144,30 @@ describe('saysSubscriptionNotFound', () => {
 	});
 });
 
-describe('reachedSubscriptionCreatedAt', () => {
-	const createdAt = '2026-11-24T10:00:05Z';
+describe('surelyDeliveredToSubscriptionMadeAt', () => {
+	const madeAt = Date.parse('2026-11-24T10:00:05Z');
+	const after = (ms: number) => madeAt + ms;
 
-	test('an event of a later second reached a subscription made then', () => {
-		expect(reachedSubscriptionCreatedAt('2026-11-24T10:00:06Z', createdAt)).toBe(true);
-		expect(reachedSubscriptionCreatedAt('2026-11-25T00:00:00Z', createdAt)).toBe(true);
+	test(`an event that occurred more than ${NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS} ms after the creation reached it`, () => {
+		expect(
+			surelyDeliveredToSubscriptionMadeAt(
+				after(NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS + 1),
+				madeAt,
+			),
+		).toBe(true);
+		expect(surelyDeliveredToSubscriptionMadeAt(after(24 * 3600_000), madeAt)).toBe(true);
 	});
 
 	test.each([
-		['of an earlier second', '2026-11-24T10:00:04Z'],
-		['of the same second (it may have come before the creation)', createdAt],
-		['without occurredAt', null],
-		['with an unreadable occurredAt', 'yesterday'],
-		['with an occurredAt that is not text', 1764000000],
-	])('an event %s may not have reached it', (_name, occurredAt) => {
-		expect(reachedSubscriptionCreatedAt(occurredAt, createdAt)).toBe(false);
+		['before the creation', after(-1000)],
+		['in the same second', madeAt],
+		[
+			'a few seconds after (the service may fan it out before the new subscription is known)',
+			after(3000),
+		],
+		['just within the margin', after(NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS)],
+		['at an unknown time', undefined],
+	])('an event that occurred %s may not have reached it', (_name, occurredAt) => {
+		expect(surelyDeliveredToSubscriptionMadeAt(occurredAt, madeAt)).toBe(false);
 	});
 });

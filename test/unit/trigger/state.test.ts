@@ -59,7 +59,7 @@ describe('stored subscription', () => {
 
 describe('retiring subscriptions (of a replaced API key)', () => {
 	const future = '2099-01-01T00:00:00Z';
-	const retiring = (id: string, endsBy = future): RetiringSubscription => ({
+	const retiring = (id: string, endsBy = future): Omit<RetiringSubscription, 'replaced'> => ({
 		subscriptionId: id,
 		deliveryKeyHash: id.padEnd(64, '0'),
 		clientId: 'old-key',
@@ -72,7 +72,7 @@ describe('retiring subscriptions (of a replaced API key)', () => {
 		retireSubscription(data, retiring('sub-1'));
 		forgetSubscription(data);
 		expect(readStoredSubscription(data)).toBeUndefined();
-		expect(readRetiringSubscriptions(data)).toEqual([retiring('sub-1')]);
+		expect(readRetiringSubscriptions(data)).toEqual([{ ...retiring('sub-1'), replaced: false }]);
 	});
 
 	test('end with their key: an ended one is neither read nor kept', () => {
@@ -96,16 +96,22 @@ describe('retiring subscriptions (of a replaced API key)', () => {
 		);
 	});
 
-	test('get the time of their replacement once, and keep it', () => {
+	test('get the time of their replacement and their end once, and keep them', () => {
 		const data = staticData();
 		retireSubscription(data, retiring('sub-1'));
 		expect(awaitsReplacement(data)).toBe(true);
-		noteReplacement(data, '2026-11-24T10:00:00Z');
+		noteReplacement(data, { replacedAt: '2026-11-24T10:00:00Z', endsBy: '2098-01-01T00:00:00Z' });
 		retireSubscription(data, retiring('sub-2'));
-		noteReplacement(data, '2026-11-24T11:00:00Z');
-		expect(readRetiringSubscriptions(data).map((entry) => entry.replacedAt)).toEqual([
-			'2026-11-24T10:00:00Z',
-			'2026-11-24T11:00:00Z',
+		noteReplacement(data, { replacedAt: undefined, endsBy: '2098-02-01T00:00:00Z' });
+		expect(
+			readRetiringSubscriptions(data).map(({ replaced, replacedAt, endsBy }) => ({
+				replaced,
+				replacedAt,
+				endsBy,
+			})),
+		).toEqual([
+			{ replaced: true, replacedAt: '2026-11-24T10:00:00Z', endsBy: '2098-01-01T00:00:00Z' },
+			{ replaced: true, replacedAt: undefined, endsBy: '2098-02-01T00:00:00Z' },
 		]);
 		expect(awaitsReplacement(data)).toBe(false);
 	});
