@@ -315,6 +315,12 @@ export function surelyDeliveredToSubscriptionMadeAt(
 	return occurredAt !== undefined && occurredAt - madeAt > NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS;
 }
 
+/**
+ * assumed: the service's clock and n8n's differ by less than this. Relied on only where the
+ * service's time is not at hand: the age of a subscription left by an editor's test listen.
+ */
+export const CLOCKS_DIFFER_BY_LESS_THAN_MS = 10 * 60_000;
+
 /** spec: a delivery URL must be HTTPS (TLS 1.2 or later). */
 export const NOTIFICATION_URL_PROTOCOL = 'https:';
 

@@ -14,7 +14,7 @@ export const LEFT_BEHIND_ADVICE =
  * created the subscription all the same (an answer lost on the way back). Only this call knows
  * the new delivery key, so a subscription carrying it is certainly ours: it is adopted, and any
  * further copy deleted. Without one, the failure is thrown; one the service makes later carries
- * this trigger's proof of origin, so the next publish deletes it (leftovers.ts).
+ * this trigger's tag of origin, so the next publish deletes it (leftovers.ts).
  */
 export async function settleUnconfirmedCreate(
 	context: IHookFunctions,

@@ -131,7 +131,7 @@ export async function createSubscription(context: IHookFunctions): Promise<void>
 	if (production) await removeLeftovers(context, client, webhookUrl, { otherUrlToo: true });
 
 	const credentials = await client.credentials();
-	const deliveryKey = generateDeliveryKey(keyMakerOf(context, credentials));
+	const deliveryKey = generateDeliveryKey(keyMakerOf(context));
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	const request: SubscriptionRequest = {
 		notificationUrl: withDeliveryKey(webhookUrl, deliveryKey),

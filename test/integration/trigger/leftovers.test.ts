@@ -219,3 +219,45 @@ describe('subscriptions the trigger left behind at its webhook URL', () => {
 		expect(ids()).toEqual(others);
 	});
 });
+
+test('the same workflow on another n8n under another path of the same origin keeps its production subscription', async () => {
+	// Two n8n behind one proxy, e.g. https://tools.example.com/ and https://tools.example.com/staging/
+	// (N8N_PATH), the staging one restored from a copy of the production database: same workflow
+	// ID, webhook ID and credential. Only the endpoint segment may differ between "our" two URLs.
+	const { sim } = testbed;
+	const credential = testbed.harness.addCredential(credentialFor(sim));
+	const host = await startHost({ credential });
+	const staging = await startHost({
+		credential,
+		workflowId: host.workflowId,
+		webhookId: host.node.webhookId,
+		publicUrl: `${host.listenUrl}staging/`,
+	});
+	await staging.publish();
+	const [theirs] = sim.subscriptions.list();
+	age(theirs.id, TEST_SUBSCRIPTION_MAX_AGE_MS + 60_000);
+
+	await host.publish();
+
+	expect(n8nLog.ofThisTest()).not.toContain(`deleted subscription ${theirs.id}`);
+	expect(sim.subscriptions.has(theirs.id)).toBe(true);
+	expect(sim.subscriptions.list()).toHaveLength(2);
+});
+
+test('after the key’s secret is rotated (same client ID), a test registration lost before is still recognised as its own and deleted', async () => {
+	const { sim, harness } = testbed;
+	const key = sim.registerClient({ environment: 'production' });
+	const credential = harness.addCredential(credentialFor(sim, key));
+	const host = await startHost({ credential });
+	await host.listenForTestEvent();
+	const [lost] = sim.subscriptions.list();
+	host.loseTestRegistration();
+	const rotated = sim.updateClientSecret(key.clientId);
+	harness.credentials.edit(credential.id ?? '', { clientSecret: rotated.clientSecret });
+	age(lost.id, TEST_SUBSCRIPTION_MAX_AGE_MS + 60_000);
+
+	await host.publish();
+
+	expect(sim.subscriptions.has(lost.id)).toBe(false);
+	expect(sim.subscriptions.list()).toHaveLength(1);
+});

@@ -1,33 +1,40 @@
+import { createHmac } from 'crypto';
+
+import {
+	readDeliveryKey,
+	withDeliveryKey,
+} from '../../../nodes/InvoicingAssets/transport/notificationUrl';
 import {
 	DELIVERY_KEY_BYTES,
 	deliveryKeyMatches,
 	generateDeliveryKey,
 	hashDeliveryKey,
 	madeBy,
+	ORIGIN_TAG_BYTES,
 	type KeyMaker,
 } from '../../../nodes/InvoicingAssets/trigger/deliveryKey';
 import { expectNoSecret } from '../../harness/secrets';
 
-const maker: KeyMaker = { secret: 'client-secret', workflowId: 'wf-1', webhookId: 'hook-1' };
+const maker: KeyMaker = { workflowId: 'wf-1', webhookId: 'hook-1' };
 const generateDeliveryKeyOf = () => generateDeliveryKey(maker);
 
 describe('delivery keys', () => {
-	test('are 32 random bytes and a 32-byte proof, in base64url, different every time', () => {
+	test('are 32 random bytes and a 16-byte tag, in base64url, different every time', () => {
 		const keys = Array.from({ length: 50 }, generateDeliveryKeyOf);
 		for (const key of keys) {
-			expect(/^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/.test(key)).toBe(true);
+			expect(/^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{22}$/.test(key)).toBe(true);
 			expect(Buffer.from(key.split('.')[0], 'base64url').length).toBe(DELIVERY_KEY_BYTES);
+			expect(Buffer.from(key.split('.')[1], 'base64url').length).toBe(ORIGIN_TAG_BYTES);
 		}
 		expect(new Set(keys).size).toBe(keys.length);
 		expect(new Set(keys.map((key) => key.split('.')[1])).size).toBe(keys.length);
 	});
 
-	test('prove who made them: the same trigger with the same secret, and nobody else', () => {
+	test('tell who made them: the same trigger, and nobody else', () => {
 		const key = generateDeliveryKey(maker);
 		expect(madeBy(key, maker)).toBe(true);
 		expect(madeBy(key, { ...maker })).toBe(true);
 		for (const other of [
-			{ ...maker, secret: 'another-secret' },
 			{ ...maker, workflowId: 'wf-2' },
 			{ ...maker, webhookId: 'hook-2' },
 		]) {
@@ -49,8 +56,22 @@ describe('delivery keys', () => {
 		}
 	});
 
-	test('show nothing of the secret', () => {
-		expectNoSecret(generateDeliveryKey(maker), [maker.secret], 'the key');
+	test('are no offline oracle for the client secret: no guess of it is confirmed by a notification URL', () => {
+		// What the first pass did: the tag was an HMAC under the client secret, so anyone holding a
+		// URL and the workflow ID (in n8n's log lines) could test guesses of the secret offline.
+		const secret = 'Invoicing2026!';
+		const url = withDeliveryKey(
+			'https://n8n.example.com/webhook/hook-1/webhook',
+			generateDeliveryKey(maker),
+		);
+		const [nonce, tag] = (readDeliveryKey(url) ?? '').split('.');
+		const confirmed = ['password', 'Invoicing2025!', secret].filter((guess) => {
+			const proof = createHmac('sha256', guess)
+				.update(['invoicing-assets trigger', maker.workflowId, maker.webhookId, nonce].join('\n'))
+				.digest();
+			return proof.subarray(0, Buffer.from(tag, 'base64url').length).toString('base64url') === tag;
+		});
+		expect(confirmed).toEqual([]);
 	});
 
 	test('are stored as their SHA-256 in hex', () => {
