@@ -8,6 +8,7 @@ import {
 } from '../transport/contract';
 import { isServiceEvent, readServiceTime } from '../transport/responses';
 import { deliveryKeyMatches } from './deliveryKey';
+import { warnIfMadeWithAnotherKey } from './keyNotice';
 import { forgetUnlessAcknowledged, isFirstDelivery } from './recentEvents';
 import {
 	readRetiringSubscriptions,
@@ -36,7 +37,9 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// One trigger and URL: the same event may come through two subscriptions.
 	const trigger = [this.getWorkflow().id, this.getNode().id, this.getMode()].join(' ');
 	let retiring: RetiringSubscription | undefined;
-	if (!stored || !deliveryKeyMatches(presented, stored.deliveryKeyHash)) {
+	if (stored && deliveryKeyMatches(presented, stored.deliveryKeyHash)) {
+		await warnIfMadeWithAnotherKey(this, trigger, stored);
+	} else {
 		retiring = readRetiringSubscriptions(staticData).find((entry) =>
 			deliveryKeyMatches(presented, entry.deliveryKeyHash),
 		);

@@ -11,6 +11,7 @@ import {
 	DELIVERY_RETRIES_END_WITHIN_MS,
 	NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS,
 } from '../../../nodes/InvoicingAssets/transport/contract';
+import { forgetKeyChecks } from '../../../nodes/InvoicingAssets/trigger/keyNotice';
 
 import { useN8nLog } from '../../harness/n8n-log';
 import { expectNoSecret } from '../../harness/secrets';
@@ -40,6 +41,7 @@ beforeEach(() => {
 
 afterEach(async () => {
 	jest.restoreAllMocks();
+	forgetKeyChecks();
 	await host?.close();
 	host = undefined;
 	await resetSimulator(testbed);
@@ -285,6 +287,27 @@ test(`a day after the replacement the old delivery key is refused, whatever the 
 		status: 401,
 		runs: 0,
 	});
+});
+
+test('a workflow left out of unpublish and publish says so in n8n’s log while its subscription still delivers', async () => {
+	// Issue 22: "Events stop, silently". The old key still lives; once it is deleted, nothing can tell.
+	const { sim } = testbed;
+	const oldKey = sim.registerClient({ environment: 'production' });
+	const { host: trigger, credential } = await publishedOn(oldKey);
+	const [subscription] = sim.subscriptions.list(oldKey.clientId);
+	enterKey(credential, sim.registerClient({ environment: 'production' }));
+	const events = [sim.issueInvoice().event, sim.issueInvoice().event];
+	await settle(trigger);
+
+	expectEachOnce(trigger, events);
+	const warnings = n8nLog
+		.ofThisTest()
+		.split('\n')
+		.filter((line) => line.includes(`subscription ${subscription.id} was created with`));
+	expect(warnings).toHaveLength(1);
+	expect(warnings[0]).toContain(
+		`the API key with client ID '${oldKey.clientId}', which the credential no longer holds. Unpublish this workflow and publish it again`,
+	);
 });
 
 test('the old key deleted before unpublishing: unpublish and publish still work, and the new subscription delivers', async () => {
