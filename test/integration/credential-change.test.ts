@@ -219,3 +219,29 @@ test('a Return All during which a new key is saved and the token then expires re
 test('a Return All that started on the old key goes on with the new one when the old key is deleted midway', async () => {
 	await returnAllAcrossKeyChange((old) => testbed.sim.deleteClient(old.clientId));
 });
+
+test('a Return All whose credential is switched to the sandbox midway fails, naming the change, and reads nothing from the sandbox', async () => {
+	const { sim, harness } = testbed;
+	const credential = await usedCredential(sim.defaultClient);
+	sim.faults.add({ route: 'invoices.list', latencyMs: 100 });
+	const running = harness.runNode({ parameters: listInvoices, credential });
+	while (sim.log.count('invoices.list', { status: 200 }) < 2) {
+		await new Promise((resolve) => setTimeout(resolve, 2));
+	}
+	harness.credentials.edit(credential.id ?? '', {
+		environment: 'sandbox',
+		baseUrl: sim.sandboxServiceUrl,
+		clientId: sim.defaultSandboxClient.clientId,
+		clientSecret: sim.defaultSandboxClient.clientSecret,
+	});
+	// The run's production token reaches its 60 minutes: the renewal reads the credential anew.
+	sim.clock.advance(61 * 60_000);
+	const result = await running;
+
+	expect(result.error?.message).toBe(
+		'The credential’s Environment or Base URL changed while this node ran',
+	);
+	expect(
+		sim.log.entries({ route: 'invoices.list' }).filter((entry) => entry.environment === 'sandbox'),
+	).toEqual([]);
+});

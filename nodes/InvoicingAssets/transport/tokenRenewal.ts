@@ -62,6 +62,11 @@ export function baseUrlOf(credential: Credential): string {
 		.replace(/\/+$/, '');
 }
 
+/** The service a credential's requests go to: its Environment and Base URL. */
+function serviceOf(credential: Credential): string {
+	return JSON.stringify([String(credential.environment ?? ''), baseUrlOf(credential)]);
+}
+
 /** One per node run: it reads the credential once and shares its token among the run's requests. */
 export class AuthenticatedSender {
 	/** The credential as the run's requests are sent with it: read once, replaced after a renewal. */
@@ -74,6 +79,9 @@ export class AuthenticatedSender {
 
 	/** A renewal of this run that failed: the run's later requests fail with it, without asking again. */
 	private renewalFailure?: unknown;
+
+	/** Which service the run's first request went to: its later requests go there or nowhere. */
+	private service?: string;
 
 	constructor(private readonly context: ServiceContext) {}
 
@@ -205,6 +213,9 @@ export class AuthenticatedSender {
 		path: string,
 		request: AuthenticatedRequest,
 	): Promise<IN8nHttpFullResponse> {
+		const service = serviceOf(credential);
+		this.service ??= service;
+		if (service !== this.service) throw this.serviceChanged();
 		const reference = this.context.getNode().credentials?.[CREDENTIAL_TYPE];
 		return (await this.context.helpers.httpRequestWithAuthentication.call(
 			this.context,
@@ -230,6 +241,20 @@ export class AuthenticatedSender {
 		const node = this.context.getNode();
 		const reference = node.credentials?.[CREDENTIAL_TYPE];
 		return reference?.id ?? reference?.name ?? node.id;
+	}
+
+	/**
+	 * The credential now names another Environment or Base URL than when the run began: going on
+	 * would mix two services' records in one output.
+	 */
+	private serviceChanged(): NodeOperationError {
+		return new NodeOperationError(
+			this.context.getNode(),
+			'The credential’s Environment or Base URL changed while this node ran',
+			{
+				description: 'Run the node again: it then reads from the service the credential names now.',
+			},
+		);
 	}
 
 	private tokenNotStored(): NodeOperationError {
