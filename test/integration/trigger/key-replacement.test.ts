@@ -124,16 +124,17 @@ test('the README’s procedure: every event starts the workflow once, nothing fa
 	expect(sim.subscriptions.list()).toHaveLength(1);
 	expect(sim.subscriptions.ownerOf(newSubscription.id)).toBe(newKey.clientId);
 	expect(trigger.nodeStaticData.subscriptionId).toBe(newSubscription.id);
-	// The old key's subscription delivered the event of the gap (its first tries met n8n's 404).
+	// The old key's subscription delivered the event of the gap: its tries met n8n's 404 until the
+	// publish routed the URL again (how many depends on how fast the publish began), then one 200.
 	const gapEvent = events[3];
-	expect(
-		sim.deliveries
-			.entries({ eventId: gapEvent.eventId })
-			.map((attempt) => [attempt.subscriptionId, attempt.status]),
-	).toEqual([
-		[oldSubscription.id, 404],
-		[oldSubscription.id, 200],
-	]);
+	const gapTries = sim.deliveries
+		.entries({ eventId: gapEvent.eventId })
+		.map(
+			(attempt) =>
+				`${attempt.subscriptionId === oldSubscription.id ? 'old' : 'new'} ${attempt.status}`,
+		);
+	expect(gapTries.length).toBeGreaterThanOrEqual(2);
+	expect(gapTries).toEqual([...gapTries.slice(0, -1).map(() => 'old 404'), 'old 200']);
 
 	// Unpublishing and publishing work as ever.
 	await trigger.unpublish();
