@@ -66,12 +66,14 @@ export class ServiceClient {
 		const body = await this.request({ ...request, method: 'GET' });
 		const record = readRecord<T>(body);
 		if (record !== undefined) return record;
-		const came =
-			typeof body === 'string' && body.trim() !== ''
-				? 'text'
-				: Array.isArray(body)
-					? 'a list'
-					: 'an empty answer';
+		const empty = body === undefined || body === null || String(body).trim() === '';
+		const came = Array.isArray(body)
+			? 'a list'
+			: empty
+				? 'an empty answer'
+				: typeof body === 'string'
+					? 'text'
+					: `a JSON ${typeof body}`;
 		throw new NodeOperationError(
 			this.context.getNode(),
 			'The service answered a record request with an unexpected shape',
