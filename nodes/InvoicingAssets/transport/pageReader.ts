@@ -249,6 +249,7 @@ export async function* readPages<T>(
 			path: read.path,
 			qs: { ...read.qs, ...pageQuery(page, reported) },
 			itemIndex: read.itemIndex,
+			deadline: read.deadline,
 		});
 		return examine(page, body).items.length > 0;
 	};
