@@ -169,7 +169,8 @@ describe('Invoice → Get with Include Billed Assets', () => {
 		const invoices = [0, 1, 2, 3].map((group) =>
 			issue([0, 1, 2].map((offset) => asset(10 + group * 3 + offset).assetId)),
 		);
-		testbed.sim.faults.add({ route: 'assets.get', latencyMs: 60 });
+		// Long enough that a loaded machine still starts a full batch before the first answer.
+		testbed.sim.faults.add({ route: 'assets.get', latencyMs: 250 });
 
 		const peakAt = async (concurrency: number) => {
 			testbed.sim.log.reset();
