@@ -29,16 +29,16 @@ import {
 } from '../nodes/InvoicingAssets/transport/contract';
 import { readAccessToken, readIdentityError } from '../nodes/InvoicingAssets/transport/responses';
 import { sendWithRetries, TOKEN_RETRY_POLICY } from '../nodes/InvoicingAssets/transport/retry';
-import { bindToken, tokenFor } from '../nodes/InvoicingAssets/transport/tokenBinding';
+import {
+	bindToken,
+	tokenFor,
+	withoutTrailingSlashes,
+} from '../nodes/InvoicingAssets/transport/tokenBinding';
 
 const TOKEN_REQUEST_TIMEOUT_MS = 30_000;
 
 function credentialError(message: string, description: string): UserError {
 	return new UserError(message, { description });
-}
-
-function withoutTrailingSlash(url: string): string {
-	return url.trim().replace(/\/+$/, '');
 }
 
 function requireHttps(url: string, field: string, why: string, example: string) {
@@ -179,7 +179,7 @@ export class InvoicingAssetsApi implements ICredentialType {
 			throw credentialError(message, description);
 		}
 
-		const identityUrl = withoutTrailingSlash(String(credentials.identityUrl ?? ''));
+		const identityUrl = withoutTrailingSlashes(credentials.identityUrl);
 		// The client secret goes to the identity service and the token to the Data Service.
 		requireHttps(
 			identityUrl,
@@ -188,7 +188,7 @@ export class InvoicingAssetsApi implements ICredentialType {
 			'https://login.example.com/tenant.onmicrosoft.com',
 		);
 		requireHttps(
-			withoutTrailingSlash(String(credentials.baseUrl ?? '')),
+			withoutTrailingSlashes(credentials.baseUrl),
 			'Base URL',
 			'Every request carries the access token to this address',
 			'https://api.example.com',

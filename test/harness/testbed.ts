@@ -8,6 +8,17 @@ import {
 } from '../simulator';
 import { Harness } from './workflow';
 
+/**
+ * A new API key entered in a stored credential as n8n's editor saves it: Client ID and Client
+ * Secret change, the hidden token stays.
+ */
+export function enterKeyAsEditor(harness: Harness, credential: INodeCredentialsDetails, key: ClientRecord) {
+	harness.credentials.edit(credential.id ?? '', {
+		clientId: key.clientId,
+		clientSecret: key.clientSecret,
+	});
+}
+
 /** The credential a user would enter for this simulator client. */
 export function credentialFor(
 	sim: Simulator,

@@ -15,7 +15,13 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { paths } from '../../nodes/InvoicingAssets/transport/contract';
 import { CREDENTIAL_TYPE } from '../harness/node-types';
 import { expectNoSecret } from '../harness/secrets';
-import { credentialFor, secretsOf, startTestbed, type Testbed } from '../harness/testbed';
+import {
+	credentialFor,
+	enterKeyAsEditor,
+	secretsOf,
+	startTestbed,
+	type Testbed,
+} from '../harness/testbed';
 import type { ClientRecord } from '../simulator';
 
 const listSubscriptions = { resource: 'subscription', operation: 'getAll', returnAll: true };
@@ -77,10 +83,7 @@ async function usedCredential(old: ClientRecord): Promise<INodeCredentialsDetail
 /** The new key entered as in the editor: Client ID and Client Secret change, the hidden token stays. */
 function enterKey(credential: INodeCredentialsDetails, key: ClientRecord) {
 	const before = testbed.harness.credentials.stored(credential.id ?? '').accessToken;
-	testbed.harness.credentials.edit(credential.id ?? '', {
-		clientId: key.clientId,
-		clientSecret: key.clientSecret,
-	});
+	enterKeyAsEditor(testbed.harness, credential, key);
 	expect(testbed.harness.credentials.stored(credential.id ?? '').accessToken).toBe(before);
 }
 

@@ -17,10 +17,17 @@ const SEPARATOR = '.';
 /** Base64url characters of the SHA-256 digest kept: 132 bits, plenty to tell credentials apart. */
 const FINGERPRINT_LENGTH = 22;
 
+/** An address as requests start with it: trimmed, without trailing slashes. */
+export function withoutTrailingSlashes(url: unknown): string {
+	return String(url ?? '')
+		.trim()
+		.replace(/\/+$/, '');
+}
+
 /** The credential fields a token is obtained for, as the token request and the requests use them. */
 function boundFields(credentials: ICredentialDataDecryptedObject): string[] {
 	const text = (name: string) => String(credentials[name] ?? '').trim();
-	const address = (name: string) => text(name).replace(/\/+$/, '');
+	const address = (name: string) => withoutTrailingSlashes(credentials[name]);
 	return [
 		text('environment'),
 		address('baseUrl'),

@@ -30,7 +30,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { TOKEN_REFUSED_STATUS } from './contract';
-import { holdsUsableToken } from './tokenBinding';
+import { holdsUsableToken, withoutTrailingSlashes } from './tokenBinding';
 
 export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
 
@@ -57,9 +57,7 @@ const renewals = new Map<string, Promise<Credential>>();
 
 /** The credential's Base URL as requests start with it. */
 export function baseUrlOf(credential: Credential): string {
-	return String(credential.baseUrl ?? '')
-		.trim()
-		.replace(/\/+$/, '');
+	return withoutTrailingSlashes(credential.baseUrl);
 }
 
 /** The service a credential's requests go to: its Environment and Base URL. */

@@ -15,7 +15,7 @@ import { forgetKeyChecks } from '../../../nodes/InvoicingAssets/trigger/keyNotic
 
 import { useN8nLog } from '../../harness/n8n-log';
 import { expectNoSecret } from '../../harness/secrets';
-import { credentialFor, secretsOf, type Testbed } from '../../harness/testbed';
+import { credentialFor, enterKeyAsEditor, secretsOf, type Testbed } from '../../harness/testbed';
 import type { TriggerHost } from '../../harness/webhooks';
 import type { ClientRecord, EmittedEvent } from '../../simulator';
 import { eventually, resetSimulator, startHost, startTriggerTestbed } from './helpers';
@@ -62,10 +62,7 @@ async function publishedOn(key: ClientRecord, options: { ignoreRepeated?: boolea
 
 /** Step 2 of the README: the new key entered in the credential and saved (the hidden token stays). */
 function enterKey(credential: INodeCredentialsDetails, key: ClientRecord) {
-	testbed.harness.credentials.edit(credential.id ?? '', {
-		clientId: key.clientId,
-		clientSecret: key.clientSecret,
-	});
+	enterKeyAsEditor(testbed.harness, credential, key);
 }
 
 /** How many times each event started the workflow, by event ID. */

@@ -43,13 +43,10 @@ test.each([
 	expect(isBoundTo(String(stored.accessToken), { ...credential, [field]: value })).toBe(false);
 });
 
-test('the fingerprint leaves the secret and the expiry date out, and shows none of the fields', () => {
+test('the fingerprint leaves the secret and the expiry date out', () => {
 	expect(
 		tokenFingerprint({ ...credential, clientSecret: 'other', keyExpiresOn: '2027-01-01' }),
 	).toBe(tokenFingerprint(credential));
-	for (const value of Object.values(credential)) {
-		if (String(value).length > 3) expect(tokenFingerprint(credential)).not.toContain(value);
-	}
 });
 
 test.each([
