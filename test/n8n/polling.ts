@@ -80,10 +80,14 @@ export function pollRequests(
  * List requests grouped into polls: a poll's requests follow one another, and the next poll comes
  * a Poll Times period later, so a gap of half the period ends a poll. How many requests a poll
  * makes (pages, windows, kinds) is the node's business; that polls come a period apart is n8n's.
- * Each poll's requests in the order they arrived.
+ * Each poll's requests in the order they arrived. `gapMs` instead of half the period where polls
+ * may follow each other more closely (n8n's durable scheduler, a poll taking its budget).
  */
-export function groupPolls(entries: RequestLogEntry[], periodSeconds: number): RequestLogEntry[][] {
-	const gapMs = (periodSeconds * 1000) / 2;
+export function groupPolls(
+	entries: RequestLogEntry[],
+	periodSeconds: number,
+	gapMs = (periodSeconds * 1000) / 2,
+): RequestLogEntry[][] {
 	const polls: RequestLogEntry[][] = [];
 	// The log keeps requests in the order they were answered.
 	const arrived = [...entries].sort((a, b) => a.receivedAtMs - b.receivedAtMs);

@@ -9,10 +9,14 @@
  * - changes within one second (an invoice issued and paid in one second; an asset updated twice)
  *   and edits after a final state (a paid invoice corrected: nothing; a retired asset: an update);
  * - invoices listed long after their issueDate (a sync lag);
- * - lists without totalItems, in updatedAt order (a changed record moves to the end);
+ * - lists without totalItems, in updatedAt order (a changed record moves to the end), with bursts
+ *   of 250 invoices issued in one second (the page loop that stopped after page 1 lost 150);
  * - stamps the trigger cannot trust (years ahead; no time at all);
- * - backlogs larger than one poll's budget: bursts read by an n8n on its durable scheduler with
- *   durable cursors and a 10 s poll timeout (a budget of 5 s), at 500 ms per list request.
+ * - backlogs larger than one poll's budget: bursts of invoices (10 a second by the service's
+ *   clock) read by an n8n on its durable scheduler with durable cursors and a 10 s poll timeout (a
+ *   budget of 5 s); at full size 2,000 at 1,000 ms per list request, more than a poll can read in
+ *   its budget, so polls narrow their windows; at CI size one burst of 1,200 at 500 ms, which a
+ *   poll reads whole (test/e2e/polling-backlog.test.ts drains a backlog beyond the budget in CI).
  *
  * Every workflow must report every change made after its baseline once: lost, twice and
  * unexpected are counted per condition, all 0. The workflows poll every 10 s (15 s at full size,
@@ -60,8 +64,11 @@ export interface PollingSizes {
 	everyMinute: boolean;
 	/** Changes per condition (bursts of the backlog condition come on top). */
 	changesPerService: number;
-	/** Changes of one burst of the backlog condition. */
+	/** Bursts of the backlog condition, spread over the run, and the invoices of one. */
+	bursts: number;
 	burst: number;
+	/** How long the backlog condition's service takes to answer a list request. */
+	backlogLatencyMs: number;
 	/** Seconds over which the changes are spread. */
 	seconds: number;
 	restarts: number;
@@ -72,7 +79,9 @@ export const FULL_POLLING: PollingSizes = {
 	pollSeconds: 15,
 	everyMinute: true,
 	changesPerService: 1200,
+	bursts: 3,
 	burst: 2000,
+	backlogLatencyMs: 1000,
 	seconds: 11 * 60,
 	restarts: 2,
 };
@@ -83,7 +92,9 @@ export const CI_POLLING: PollingSizes = {
 	pollSeconds: 10,
 	everyMinute: false,
 	changesPerService: 150,
+	bursts: 1,
 	burst: 1200,
+	backlogLatencyMs: 500,
 	seconds: 90,
 	restarts: 1,
 };
@@ -97,14 +108,18 @@ const DURABLE_SCHEDULER = {
 /** On the durable scheduler a poll may take its whole budget (5 s): polls come 15 s apart there. */
 const DURABLE_POLL_SECONDS = 15;
 const ABANDONED = 'Poll exceeded its timeout and was abandoned';
+const DURABLE_POLL_GAP_MS = 4000;
+/** A burst at the service without totals: more than two pages in one second. */
+const NO_TOTAL_BURST = 250;
 /** A retired asset is edited once every workflow has begun this many polls since: one succeeded. */
 const POLLS_BEFORE_AN_EDIT = 5;
 
 interface Service {
 	condition: string;
 	sim: Simulator;
-	/** The n8n its workflows are published on. */
+	/** The n8n its workflows are published on, and the one on the durable scheduler. */
 	n8n: N8nInstance;
+	durable: N8nInstance;
 	clients: ClientRecord[];
 	/** Poll Times of each client's workflow, and their period (seconds). */
 	pollTimes: PollTimes[];
@@ -129,7 +144,7 @@ interface Condition {
 	name: string;
 	options?: SimulatorOptions;
 	durable?: boolean;
-	setUp?: (sim: Simulator) => void;
+	setUp?: (sim: Simulator, sizes: PollingSizes) => void;
 	change: (service: Service, step: number) => void;
 }
 
@@ -141,13 +156,14 @@ const CONDITIONS: Condition[] = [
 	{
 		name: 'no totalItems, updatedAt order',
 		setUp: (sim) => sim.setListShape({ order: 'updatedAt', totalItems: 'null' }),
-		change: mixedChange,
+		change: noTotalChange,
 	},
 	{ name: 'stamps it cannot trust', change: untrustedStampChange },
 	{
-		name: 'backlog beyond the poll budget (durable scheduler)',
+		name: 'backlog bursts (durable scheduler and cursors)',
 		durable: true,
-		setUp: (sim) => sim.faults.add({ route: 'invoices.list', latencyMs: 500 }),
+		setUp: (sim, sizes) =>
+			sim.faults.add({ route: 'invoices.list', latencyMs: sizes.backlogLatencyMs }),
 		change: () => undefined,
 	},
 ];
@@ -177,6 +193,7 @@ export async function pollingSoakCheck(ctx: RunContext) {
 				condition: condition.name,
 				sim,
 				n8n: condition.durable ? durable : legacy,
+				durable,
 				clients: pollTimes.map((_, index) =>
 					sim.registerClient({ environment: 'production', displayName: `poller ${index + 1}` }),
 				),
@@ -223,7 +240,7 @@ export async function pollingSoakCheck(ctx: RunContext) {
 		await sleep(2000);
 		for (const [index, service] of services.entries()) {
 			service.startedAt = service.sim.clock.now().getTime();
-			CONDITIONS[index].setUp?.(service.sim);
+			CONDITIONS[index].setUp?.(service.sim, sizes);
 			// 5 % of the poll requests fail the poll (400, not retried), 5 % are retried (500); the
 			// first asset list request of each kind fails for sure, so that even a short run sees both.
 			service.sim.faults.add({ route: 'assets.list', status: 400, times: 1 });
@@ -235,14 +252,16 @@ export async function pollingSoakCheck(ctx: RunContext) {
 		}
 
 		const backlog = services.find((service) => service.n8n === durable) as Service;
-		const bursts = Math.max(1, Math.round(sizes.changesPerService / sizes.burst) + 1);
 		const startedChanges = Date.now();
 		const totalMs = sizes.seconds * 1000;
 		const restartAt = Array.from(
 			{ length: sizes.restarts },
 			(_, index) => ((index + 1) * totalMs) / (sizes.restarts + 1),
 		);
-		const burstAt = Array.from({ length: bursts }, (_, index) => (index * totalMs) / bursts);
+		const burstAt = Array.from(
+			{ length: sizes.bursts },
+			(_, index) => (index * totalMs) / sizes.bursts,
+		);
 		let restarted = 0;
 		let burstsDone = 0;
 		for (let step = 0; step < sizes.changesPerService; step++) {
@@ -271,23 +290,34 @@ export async function pollingSoakCheck(ctx: RunContext) {
 		);
 		for (const service of services) {
 			service.sim.faults.clear();
-			if (service === backlog) service.sim.faults.add({ route: 'invoices.list', latencyMs: 500 });
+			if (service === backlog) {
+				service.sim.faults.add({ route: 'invoices.list', latencyMs: sizes.backlogLatencyMs });
+			}
 		}
 
 		// One more poll of every workflow after the changes, then a sentinel invoice at each
 		// service: once every workflow has an ended execution reporting it, and none running,
 		// every poll before it has ended and shown what it emitted, the poll after the changes
-		// (which read them all again) included.
+		// (which read them all again) included. The backlog may still be draining: its polls can
+		// follow each other without a gap, so there the sentinel alone is waited for (its window
+		// is read after every older one).
 		const pollsNow = services.map((service) =>
 			service.clients.map((_, c) => pollsOf(service, c).length),
 		);
-		const lastWaitMs = (sizes.everyMinute ? 3 : 1) * MINUTE;
+		// Waits end as soon as their state is reached.
+		const lastWaitMs = (sizes.everyMinute ? 3 : 2) * MINUTE;
+		const drainWaitMs = 5 * MINUTE;
+		const notPolledAgain = () =>
+			services.flatMap((service, s) =>
+				service === backlog
+					? []
+					: service.clients
+							.filter((_, c) => pollsOf(service, c).length <= pollsNow[s][c])
+							.map((client) => `${service.condition}: ${client.displayName}`),
+			);
 		await waitFor(
-			'one more poll of every workflow',
-			() =>
-				services.every((service, s) =>
-					service.clients.every((_, c) => pollsOf(service, c).length > pollsNow[s][c]),
-				),
+			() => `one more poll of every workflow (still waiting: ${notPolledAgain().join(', ')})`,
+			() => notPolledAgain().length === 0,
 			lastWaitMs,
 			500,
 		);
@@ -302,7 +332,7 @@ export async function pollingSoakCheck(ctx: RunContext) {
 					workflowId,
 					POLLING_NODE_NAME,
 					`invoice.issued:${sentinel}`,
-					lastWaitMs,
+					service === backlog ? drainWaitMs : lastWaitMs,
 				).catch(async () => await executionsWithData(service.n8n, workflowId));
 				executionsOf.set(workflowId, executions);
 			}
@@ -555,6 +585,13 @@ function syncLagChange(service: Service, step: number) {
 	issue(service, { issueDate: new Date(issuedAt).toISOString().replace(/\.\d{3}Z$/, 'Z') });
 }
 
+/** Mixed changes, and now and then NO_TOTAL_BURST invoices issued in one second. */
+function noTotalChange(service: Service, step: number) {
+	mixedChange(service, step);
+	if (step % 60 !== 30) return;
+	for (let index = 0; index < NO_TOTAL_BURST; index++) issue(service);
+}
+
 /** Stamps it cannot trust: every fifth new invoice is stamped years ahead, or with no time at all. */
 function untrustedStampChange(service: Service, step: number) {
 	if (step % 5 !== 0) return mixedChange(service, step);
@@ -568,9 +605,15 @@ function untrustedStampChange(service: Service, step: number) {
 	}
 }
 
-/** `count` invoices issued at once at the backlog condition's service. */
+/**
+ * `count` invoices issued at the backlog condition's service, 10 a second by its clock (which
+ * leaps ahead with them): seconds a window can be narrowed between.
+ */
 function burst(service: Service, count: number) {
-	for (let index = 0; index < count; index++) issue(service);
+	for (let index = 0; index < count; index++) {
+		issue(service);
+		service.sim.clock.advance(100);
+	}
 	service.open.length = 0;
 }
 
@@ -580,8 +623,10 @@ async function executionsWithData(n8n: N8nInstance, workflowId: string): Promise
 }
 
 /**
- * The polls of one workflow at the simulator (groupPolls). Requests a fault answered carry no
- * client (faults answer before authentication) and are left out.
+ * The polls of one workflow at the simulator (groupPolls). On the durable scheduler a poll may
+ * take its whole budget and the next one start 5 s after it (15 s Poll Times): there a gap of
+ * DURABLE_POLL_GAP_MS ends a poll (the requests of one come one answer apart). Requests a fault
+ * answered carry no client (faults answer before authentication) and are left out.
  */
 function pollsOf(service: Service, index: number): RequestLogEntry[][] {
 	return groupPolls(
@@ -589,6 +634,7 @@ function pollsOf(service: Service, index: number): RequestLogEntry[][] {
 			.entries({ clientId: service.clients[index].clientId })
 			.filter((entry) => entry.route === 'invoices.list' || entry.route === 'assets.list'),
 		service.periods[index],
+		service.n8n === service.durable ? DURABLE_POLL_GAP_MS : undefined,
 	);
 }
 
