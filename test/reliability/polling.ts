@@ -312,11 +312,15 @@ export async function pollingSoakCheck(ctx: RunContext) {
 				service === backlog
 					? []
 					: service.clients
-							.filter((_, c) => pollsOf(service, c).length <= pollsNow[s][c])
-							.map((client) => `${service.condition}: ${client.displayName}`),
+							.map((_, c) => c)
+							.filter((c) => pollsOf(service, c).length <= pollsNow[s][c])
+							.map((c) => ({ service, c })),
 			);
 		await waitFor(
-			() => `one more poll of every workflow (still waiting: ${notPolledAgain().join(', ')})`,
+			() =>
+				`one more poll of every workflow (still waiting: ${notPolledAgain()
+					.map(({ service, c }) => whyNoPoll(service, c))
+					.join('; ')})`,
 			() => notPolledAgain().length === 0,
 			lastWaitMs,
 			500,
@@ -636,6 +640,26 @@ function pollsOf(service: Service, index: number): RequestLogEntry[][] {
 		service.periods[index],
 		service.n8n === service.durable ? DURABLE_POLL_GAP_MS : undefined,
 	);
+}
+
+/**
+ * A workflow that did not poll when expected, for the error: its last poll at the simulator and
+ * what n8n logged of the workflow last (a failed activation, a retry).
+ */
+function whyNoPoll(service: Service, index: number): string {
+	const last = pollsOf(service, index).at(-1);
+	const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+	const lastPoll = last
+		? `its last poll began ${seconds(Date.now() - last[0].receivedAtMs)} ago, made ${last.length} list requests in ${seconds((last.at(-1)?.receivedAtMs ?? 0) - last[0].receivedAtMs)}`
+		: 'no poll';
+	const workflowId = service.workflowIds[index];
+	const logged = service.n8n
+		.log()
+		.split('\n')
+		.filter((line) => line.includes(workflowId))
+		.slice(-3)
+		.map((line) => line.slice(0, 300));
+	return `${service.condition}: ${service.clients[index].displayName}, workflow ${workflowId}: ${lastPoll}; n8n logged of it last: ${logged.length > 0 ? logged.join(' | ') : 'nothing'}`;
 }
 
 /** The fewest polls any workflow of `service` has begun since `at` (ms since the epoch). */
