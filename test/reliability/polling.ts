@@ -125,6 +125,7 @@ interface Service {
 	pollTimes: PollTimes[];
 	periods: number[];
 	workflowIds: string[];
+	workflowNames: string[];
 	/** The changes made after every workflow's baseline, as the eventIds name them. */
 	expected: Set<string>;
 	/** The invoices issued here and not yet paid or cancelled; paid ones; assets not changed yet. */
@@ -200,6 +201,7 @@ export async function pollingSoakCheck(ctx: RunContext) {
 				pollTimes,
 				periods: pollTimes.map((times) => (times === EVERY_MINUTE ? 60 : period)),
 				workflowIds: [],
+				workflowNames: [],
 				expected: new Set(),
 				open: [],
 				paid: [],
@@ -317,14 +319,15 @@ export async function pollingSoakCheck(ctx: RunContext) {
 							.map((c) => ({ service, c })),
 			);
 		await waitFor(
-			() =>
-				`one more poll of every workflow (still waiting: ${notPolledAgain()
-					.map(({ service, c }) => whyNoPoll(service, c))
-					.join('; ')})`,
+			'one more poll of every workflow',
 			() => notPolledAgain().length === 0,
 			lastWaitMs,
 			500,
-		);
+		).catch(async (error: Error) => {
+			const why = [];
+			for (const { service, c } of notPolledAgain()) why.push(await whyNoPoll(service, c));
+			throw new Error(`${error.message} (still waiting: ${why.join('; ')})`);
+		});
 		const executionsOf = new Map<string, Execution[]>();
 		for (const service of services) {
 			const sentinel = service.sim.issueInvoice().invoice.invoiceNumber;
@@ -366,7 +369,7 @@ async function publishWorkflows(service: Service) {
 			},
 		});
 		if (credential.status !== 200) throw new Error(`credential: ${credential.status}`);
-		const workflow = await n8n.api<{ id: string }>(
+		const workflow = await n8n.api<{ id: string; name: string }>(
 			'POST',
 			'/workflows',
 			pollingWorkflow(
@@ -379,6 +382,7 @@ async function publishWorkflows(service: Service) {
 		const published = await n8n.api('POST', `/workflows/${workflow.body.id}/publish`);
 		if (published.status !== 200) throw new Error(`publish: ${published.status}`);
 		service.workflowIds.push(workflow.body.id);
+		service.workflowNames.push(workflow.body.name);
 	}
 }
 
@@ -643,23 +647,39 @@ function pollsOf(service: Service, index: number): RequestLogEntry[][] {
 }
 
 /**
- * A workflow that did not poll when expected, for the error: its last poll at the simulator and
- * what n8n logged of the workflow last (a failed activation, a retry).
+ * A workflow that did not poll when expected, for the error: its last poll at the simulator, the
+ * token requests since, its last executions and what n8n logged of the workflow last (a failed
+ * activation, a retry; at N8N_LOG_LEVEL=debug each poll n8n began).
  */
-function whyNoPoll(service: Service, index: number): string {
+async function whyNoPoll(service: Service, index: number): Promise<string> {
 	const last = pollsOf(service, index).at(-1);
 	const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 	const lastPoll = last
-		? `its last poll began ${seconds(Date.now() - last[0].receivedAtMs)} ago, made ${last.length} list requests in ${seconds((last.at(-1)?.receivedAtMs ?? 0) - last[0].receivedAtMs)}`
+		? `its last poll began ${seconds(Date.now() - last[0].receivedAtMs)} ago, made ${last.length} list requests in ${seconds((last.at(-1)?.receivedAtMs ?? 0) - last[0].receivedAtMs)} (last: ${last.at(-1)?.status})`
 		: 'no poll';
+	const since = last?.at(-1)?.receivedAtMs ?? 0;
+	const otherRequests = service.sim.log
+		.entries({ clientId: service.clients[index].clientId })
+		.filter((entry) => entry.receivedAtMs > since)
+		.map((entry) => `${entry.route} ${entry.status}`);
 	const workflowId = service.workflowIds[index];
+	const workflowName = service.workflowNames[index];
 	const logged = service.n8n
 		.log()
 		.split('\n')
-		.filter((line) => line.includes(workflowId))
-		.slice(-3)
+		.filter((line) => line.includes(workflowId) || line.includes(workflowName))
+		.slice(-4)
 		.map((line) => line.slice(0, 300));
-	return `${service.condition}: ${service.clients[index].displayName}, workflow ${workflowId}: ${lastPoll}; n8n logged of it last: ${logged.length > 0 ? logged.join(' | ') : 'nothing'}`;
+	const executions = await listExecutions(service.n8n, workflowId).catch(() => []);
+	const lastExecutions = executions
+		.slice(0, 3)
+		.map((execution) => `${execution.status} ${seconds(Date.now() - Date.parse(execution.startedAt))} ago`);
+	return [
+		`${service.condition}: ${service.clients[index].displayName}, workflow ${workflowId}: ${lastPoll}`,
+		`its requests since: ${otherRequests.length > 0 ? otherRequests.slice(-5).join(', ') : 'none'}`,
+		`its last executions: ${lastExecutions.length > 0 ? lastExecutions.join(', ') : 'none'}`,
+		`n8n logged of it last: ${logged.length > 0 ? logged.join(' | ') : 'nothing'}`,
+	].join('; ');
 }
 
 /** The fewest polls any workflow of `service` has begun since `at` (ms since the epoch). */
