@@ -647,9 +647,9 @@ function pollsOf(service: Service, index: number): RequestLogEntry[][] {
 }
 
 /**
- * A workflow that did not poll when expected, for the error: its last poll at the simulator, the
- * token requests since, its last executions and what n8n logged of the workflow last (a failed
- * activation, a retry; at N8N_LOG_LEVEL=debug each poll n8n began).
+ * A workflow that did not poll when expected, for the error: its last poll at the simulator, its
+ * requests since (any route), its last executions and what n8n logged of the workflow last (a
+ * failed activation, a retry; each poll n8n began, were its log level debug).
  */
 async function whyNoPoll(service: Service, index: number): Promise<string> {
 	const last = pollsOf(service, index).at(-1);
@@ -670,10 +670,17 @@ async function whyNoPoll(service: Service, index: number): Promise<string> {
 		.filter((line) => line.includes(workflowId) || line.includes(workflowName))
 		.slice(-4)
 		.map((line) => line.slice(0, 300));
-	const executions = await listExecutions(service.n8n, workflowId).catch(() => []);
-	const lastExecutions = executions
-		.slice(0, 3)
-		.map((execution) => `${execution.status} ${seconds(Date.now() - Date.parse(execution.startedAt))} ago`);
+	const lastExecutions = await listExecutions(service.n8n, workflowId).then(
+		(executions) =>
+			executions.slice(0, 3).map((execution) => {
+				// An error execution of a failed poll has no start.
+				const at = Date.parse(execution.startedAt ?? execution.stoppedAt ?? '');
+				return Number.isNaN(at)
+					? execution.status
+					: `${execution.status} ${seconds(Date.now() - at)} ago`;
+			}),
+		(error: Error) => [`unreadable (${error.message})`],
+	);
 	return [
 		`${service.condition}: ${service.clients[index].displayName}, workflow ${workflowId}: ${lastPoll}`,
 		`its requests since: ${otherRequests.length > 0 ? otherRequests.slice(-5).join(', ') : 'none'}`,
