@@ -16,6 +16,9 @@
  *   final state (paid, cancelled, retired) may still be edited.
  * - updatedFrom/updatedTo bound `updatedAt` inclusively. Lists are in id order unless a test asks
  *   for another (`ListShape.order`: no order is part of the contract); new invoices come last.
+ * - A listing lag (`setListingLag`, a test switch within the contract's 5-minute bound) lists a
+ *   change only some time after it was made: until then lists show the record's version before
+ *   it (a new invoice not at all), as a service whose lists are fed by replication does.
  */
 import {
 	ASSET_STATUSES,
@@ -129,6 +132,10 @@ export class DataStore {
 	private lastInvoiceSerial = 0;
 	private seedUsed: number | string = DEFAULT_SEED;
 	private deviations = new WeakMap<object, string>();
+	/** When a version of a record is listed (simulated epoch ms), and the version it replaced. */
+	private listedFrom = new WeakMap<object, number>();
+	private replacedVersion = new WeakMap<object, object>();
+	private listingLag: ((record: Invoice | Asset) => number) | undefined;
 
 	constructor(options: SeedOptions = {}) {
 		this.seed(options);
@@ -260,6 +267,7 @@ export class DataStore {
 			lines: generated.lines,
 		});
 		if (input.invoiceNumber === undefined) this.lastInvoiceSerial++;
+		this.noteVersion(invoice, undefined, now);
 		this.insertSorted(invoice);
 		return invoice;
 	}
@@ -280,11 +288,42 @@ export class DataStore {
 		return typeof record === 'object' && record !== null ? this.deviations.get(record) : undefined;
 	}
 
+	/** How long after a change (ms) the lists show it; undefined: at once. */
+	setListingLag(lag: ((record: Invoice | Asset) => number) | undefined) {
+		this.listingLag = lag;
+	}
+
+	/** Records a new version of a record made at `now`, and when the lists show it. */
+	private noteVersion(
+		changed: Invoice | Asset,
+		previous: object | undefined,
+		now: Date | undefined,
+	) {
+		if (previous) this.replacedVersion.set(changed, previous);
+		const lag = now === undefined ? 0 : (this.listingLag?.(changed) ?? 0);
+		if (lag > 0) this.listedFrom.set(changed, (now as Date).getTime() + lag);
+	}
+
+	/** The records as lists show them at `nowMs`: the newest version of each listed by then. */
+	private listedVersions<T extends object>(records: readonly T[], nowMs: number | undefined): T[] {
+		if (nowMs === undefined) return [...records];
+		const listed: T[] = [];
+		for (const record of records) {
+			let version: T | undefined = record;
+			while (version && (this.listedFrom.get(version) ?? 0) > nowMs) {
+				version = this.replacedVersion.get(version) as T | undefined;
+			}
+			if (version) listed.push(version);
+		}
+		return listed;
+	}
+
 	listInvoices(
 		filters: InvoiceFilters,
 		page: number,
 		pageSize: number,
 		order: ListOrder = 'id',
+		nowMs?: number,
 	): Page<Invoice> {
 		const matches = (invoice: Invoice) =>
 			(filters.status === undefined || invoice.status === filters.status) &&
@@ -293,7 +332,7 @@ export class DataStore {
 			(filters.issuedTo === undefined || invoice.issueDate <= filters.issuedTo) &&
 			isUpdatedWithin(invoice, filters);
 		return paginate(
-			this.invoiceList,
+			this.listedVersions(this.invoiceList, nowMs),
 			Object.keys(filters).length > 0 ? matches : undefined,
 			page,
 			pageSize,
@@ -306,6 +345,7 @@ export class DataStore {
 		page: number,
 		pageSize: number,
 		order: ListOrder = 'id',
+		nowMs?: number,
 	): Page<Asset> {
 		const matches = (asset: Asset) =>
 			(filters.status === undefined || asset.status === filters.status) &&
@@ -315,7 +355,7 @@ export class DataStore {
 			(filters.serialNumber === undefined || asset.serialNumber === filters.serialNumber) &&
 			isUpdatedWithin(asset, filters);
 		return paginate(
-			this.assetList,
+			this.listedVersions(this.assetList, nowMs),
 			Object.keys(filters).length > 0 ? matches : undefined,
 			page,
 			pageSize,
@@ -421,6 +461,7 @@ export class DataStore {
 		);
 		this.invoiceList[this.invoiceList.indexOf(previous)] = changed;
 		this.invoiceIndex.set(invoice.invoiceNumber, changed);
+		this.noteVersion(changed, previous, now);
 		this.carryDeviation(previous, changed);
 		return changed;
 	}
@@ -439,6 +480,7 @@ export class DataStore {
 		);
 		this.assetList[this.assetList.indexOf(previous)] = changed;
 		this.assetIndex.set(asset.assetId, changed);
+		this.noteVersion(changed, previous, now);
 		this.carryDeviation(previous, changed);
 		const owned = this.assetsByCustomer.get(asset.customerNumber) ?? [];
 		const at = owned.indexOf(previous);

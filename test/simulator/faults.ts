@@ -111,7 +111,12 @@ export function validateFault(rule: FaultRule) {
 	if (rule.afterHandling !== undefined && typeof rule.afterHandling !== 'boolean') {
 		throw new Error('Fault afterHandling must be a boolean.');
 	}
-	if (rule.afterHandling && !rule.drop && rule.status === undefined && rule.latencyMs === undefined) {
+	if (
+		rule.afterHandling &&
+		!rule.drop &&
+		rule.status === undefined &&
+		rule.latencyMs === undefined
+	) {
 		throw new Error('A fault with afterHandling needs drop, status or latencyMs.');
 	}
 	if (!rule.drop && rule.status === undefined && rule.latencyMs === undefined) {

@@ -140,6 +140,11 @@ export interface SimulatorData {
 	invoice(invoiceNumber: string): Invoice | undefined;
 	asset(assetId: string): Asset | undefined;
 	customerNumbers(): string[];
+	/**
+	 * How long after a change (ms) the invoice and asset lists show it, per changed record (a test
+	 * switch within the contract's 5-minute bound); undefined: at once.
+	 */
+	setListingLag(lag: ((record: Invoice | Asset) => number) | undefined): void;
 }
 
 export interface SimulatorRequestLog {
@@ -451,6 +456,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			invoice: (invoiceNumber) => data.invoice(invoiceNumber),
 			asset: (assetId) => data.asset(assetId),
 			customerNumbers: () => data.customerNumbers,
+			setListingLag: (lag) => data.setListingLag(lag),
 		},
 		seed: (seedOptions = {}) =>
 			data.seed({ ...seedOptions, seed: seedOptions.seed ?? data.currentSeed }),

@@ -556,7 +556,7 @@ function handleService(
 			const bad = checkInvoiceFilters(filters);
 			if (bad) return bad;
 			return deviatingList(ctx, query, (page, pageSize) =>
-				ctx.data.listInvoices(filters, page, pageSize, ctx.listShape().order),
+				ctx.data.listInvoices(filters, page, pageSize, ctx.listShape().order, ctx.clock.nowMs()),
 			);
 		}
 		case 'assets.list': {
@@ -569,7 +569,7 @@ function handleService(
 			const badRange = checkTimeRange({ ...filters }, 'updatedFrom', 'updatedTo');
 			if (badRange) return badRange;
 			return deviatingList(ctx, query, (page, pageSize) =>
-				ctx.data.listAssets(filters, page, pageSize, ctx.listShape().order),
+				ctx.data.listAssets(filters, page, pageSize, ctx.listShape().order, ctx.clock.nowMs()),
 			);
 		}
 		default:

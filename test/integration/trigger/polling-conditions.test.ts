@@ -175,8 +175,8 @@ describe('Polling Trigger: when an invoice counts as issued', () => {
 					{ deviation: `an issueDate ${form}, outside the spec's form` },
 				).invoice.invoiceNumber,
 		);
-		// The day before the start, as a date alone: before the start.
-		const dayBefore = new Date(now.getTime() - 3 * 24 * HOUR).toISOString().slice(0, 10);
+		// A date alone more than 3 days (ISSUED_WITHIN_MS) before the first sighting: not issued now.
+		const dayBefore = new Date(now.getTime() - 5 * 24 * HOUR).toISOString().slice(0, 10);
 		const before = sim.issueInvoice(
 			{ issueDate: dayBefore },
 			{ deviation: 'an issueDate as a date alone, outside the spec’s form' },

@@ -146,7 +146,7 @@ describe('Polling Trigger', () => {
 		expect(new Set(ids).size).toBe(ids.length);
 	});
 
-	test('several pages of changes after a long pause come in one poll, each once, with one request per page', async () => {
+	test('several pages of changes after a long pause come in one poll, each once, with one request per page and one to learn the service’s time', async () => {
 		const { sim } = testbed;
 		const polling = workflow(['invoice.issued', 'invoice.paid']);
 		await polling.activate();
@@ -169,13 +169,15 @@ describe('Polling Trigger', () => {
 		const inWindow = sim.data.invoices().filter((invoice) => invoice.updatedAt >= from).length;
 		expect(inWindow).toBeGreaterThanOrEqual(270);
 		// Three days on, the token has expired too: one request is refused (401) and sent again.
-		expect(sim.log.count('invoices.list', { status: 200 })).toBe(
-			Math.ceil(inWindow / MAX_PAGE_SIZE),
+		// The first page read by n8n's clock shows the backlog is days old by the service's: it is
+		// then read once, by one settle window, and the last minutes' changes by a follow window.
+		expect(sim.log.count('invoices.list', { status: 200 })).toBeLessThanOrEqual(
+			Math.ceil(inWindow / MAX_PAGE_SIZE) + 1,
 		);
 		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
 
-	test('a poll that fails half way shows the node’s error, keeps its position, and the next poll reports everything once', async () => {
+	test('a poll that fails half way reports what it read, keeps its place, and the next poll reports the rest, each once', async () => {
 		const { sim } = testbed;
 		const polling = workflow(['invoice.issued']);
 		await polling.activate();
@@ -184,17 +186,15 @@ describe('Polling Trigger', () => {
 			{ length: 150 },
 			() => `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`,
 		);
-		const savedBefore = JSON.stringify(polling.savedStaticData());
 		// The first page answers; the second fails, and is not retried (400).
 		sim.faults.add({ route: 'invoices.list', status: 400, skip: 1, times: 1 });
 
-		const failed = await polling.poll();
-		expect('error' in failed && failed.error.message).toMatch(/400|bad request|invalid/i);
-		expect(polling.executions.flat()).toHaveLength(0);
-		expect(JSON.stringify(polling.savedStaticData())).toBe(savedBefore);
-
-		const items = itemsOf(await polling.poll());
-		expect(items.map((item) => item.eventId).sort()).toEqual([...expected].sort());
+		const first = itemsOf(await polling.poll());
+		expect(first).toHaveLength(MAX_PAGE_SIZE);
+		const rest = itemsOf(await polling.poll());
+		expect(rest).toHaveLength(expected.length - MAX_PAGE_SIZE);
+		expect([...first, ...rest].map((item) => item.eventId).sort()).toEqual([...expected].sort());
+		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
 
 	test('when the assets fail after the invoices were read, the invoices are reported and the assets follow with the next poll; a poll with nothing to report shows the error', async () => {
@@ -242,7 +242,7 @@ describe('Polling Trigger', () => {
 		const saved = JSON.stringify(polling.savedStaticData());
 		sim.faults.add({ route: 'invoices.list', status: 200, body: shortPage });
 		const failed = await polling.poll();
-		expect('error' in failed && failed.error.message).toMatch(/did not add up after 3 reads/);
+		expect('error' in failed && failed.error.message).toMatch(/pages do not add up/);
 		expect(JSON.stringify(polling.savedStaticData())).toBe(saved);
 		sim.faults.clear();
 		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual([later]);

@@ -1,7 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { ALL_EVENTS, eventTypeOptions } from '../../shared/events';
-import { OVERLAP_MS, POLLABLE_EVENT_TYPES } from './changes';
+import { POLLABLE_EVENT_TYPES } from './changes';
+import { LISTED_WITHIN_MS } from './memory';
 
 const pollable = new Set<string>([ALL_EVENTS, ...POLLABLE_EVENT_TYPES]);
 
@@ -26,6 +27,6 @@ export const pollingTriggerProperties: INodeProperties[] = [
 					: option,
 			),
 		default: [ALL_EVENTS],
-		description: `The events that start the workflow. Each item carries an eventId that is the same for the same change. Every poll reads again the changes of the last ${OVERLAP_MS / 60_000} minutes by the service’s clock, so a change that reaches the list late is still found, and remembers what it has reported, so none comes twice.`,
+		description: `The events that start the workflow. Each item carries an eventId that is the same for the same change. Every poll reads again the changes of the last ${LISTED_WITHIN_MS / 60_000} minutes by the service’s clock, so a change that reaches the list late is still found, and remembers what it has reported, so none comes twice.`,
 	},
 ];

@@ -3,179 +3,283 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { ServiceClient } from '../../transport';
 import {
+	FIRST_PAGE,
 	MAX_PAGE_SIZE,
 	paths,
-	toServiceTimestamp,
 	type Asset,
-	type AssetFilters,
 	type Invoice,
-	type InvoiceFilters,
 } from '../../transport/contract';
 import { readPages } from '../../transport/pageReader';
 import { readServiceTime } from '../../transport/responses';
 import { ALL_EVENTS, CHOOSE_EVENT_TYPES } from '../../shared/events';
 import {
-	baselineState,
 	byOccurrence,
-	ChangeMemory,
+	DAY_MS,
+	eventsOf,
+	digestOf,
+	floorSecond,
 	KIND_OF_EVENT,
-	OVERLAP_MS,
 	POLLABLE_EVENT_TYPES,
-	readKindState,
-	testEventOf,
+	recordId,
+	SECOND_MS,
 	type PollableEventType,
 	type PolledEvent,
 	type PolledRecord,
 	type RecordKind,
 } from './changes';
-import { WindowReader, type PollBudget } from './windows';
+import {
+	ISSUED_WITHIN_MS,
+	KindMemory,
+	LISTED_WITHIN_MS,
+	MAX_SEEN_STATES,
+	readStoredKind,
+	timestampOf,
+	type OpenWindow,
+	type WindowPurpose,
+} from './memory';
+import { PollClock, readWindow } from './reader';
 
 /** Where the trigger keeps its state in the node's static data. */
 const STATE_KEY = 'pollState';
 
-/** How long a poll may take when n8n does not say (n8n before 2.38). */
-export const DEFAULT_POLL_BUDGET_MS = 30_000;
+/**
+ * How long a poll may take: n8n's poll budget (2.38 and later), at most this; also the budget
+ * when n8n does not say. Changes reach the workflow only when the poll returns, so a poll on
+ * n8n's legacy scheduler (whose budget is 5 minutes) hands over what it read every 30 s.
+ */
+export const MAX_POLL_MS = 30_000;
 
-/** At most this many records are held in memory by one poll (the windows are planned by it). */
-export const MAX_RECORDS_PER_POLL = 10_000;
+/**
+ * A poll still running this long after its budget may have been abandoned by n8n (whose durable
+ * scheduler allows 9 s more by default): it stores nothing, and the next poll goes on without it.
+ */
+export const ABANDONED_AFTER_MS = 5_000;
+
+/** At most this many windows per record kind in one poll: every window read moves a position on. */
+const MAX_WINDOWS_PER_POLL = 8;
 
 /**
  * Fetch Test Event looks this far back (by the service's clock) for a record, then at any record:
  * the newest first, since a page holds the newest of a window only when it holds the window whole.
  */
-const TEST_EVENT_LOOKBACK_MS = [5 * 60_000, 24 * 60 * 60_000, 30 * 24 * 60 * 60_000];
+const TEST_EVENT_LOOKBACK_MS = [5 * 60_000, DAY_MS, 30 * DAY_MS];
+
+/** Polls of a trigger running in this n8n process, by workflow and node: who runs it, until when. */
+const runningPolls = new Map<string, { poll: object; until: number }>();
 
 /**
- * Polls of a trigger running in this n8n process. n8n's legacy scheduler lets polls of one
- * trigger overlap; a poll that finds another still running reports nothing and leaves the
- * position to it.
- */
-const running = new Set<string>();
-
-/**
- * poll(): reports each change since the last poll once, within n8n's poll budget. Each record
- * kind is read window by window (see windows.ts); a window read completely moves the position
- * on. A failure ends the poll: the changes of the windows read before it are reported (and the
- * next poll starts at the failed one), and a poll that has none to report fails with the error.
+ * poll(): reports each change once, within n8n's poll budget. Per record kind the trigger keeps
+ * two positions (memory.ts): a cursor that follows new changes as soon as they are listed, and a
+ * settled position behind it, up to which every change was read after it could no longer be
+ * listed late. Each poll reads windows of the list (reader.ts) from them: a record state not read
+ * before is reported as soon as it is read; a window too large for one poll goes on in the next.
  */
 export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const wanted = readWantedEvents(this);
-	const kinds = [
-		...new Set([...wanted].map((eventType) => KIND_OF_EVENT[eventType as PollableEventType])),
-	];
+	const kinds = [...new Set([...wanted].map((type) => KIND_OF_EVENT[type as PollableEventType]))];
 	const client = new ServiceClient(this);
 	if (this.getMode() === 'manual') return await fetchTestEvent(this, client, kinds, wanted);
 
+	const budget = Math.min(pollBudgetMs(this), MAX_POLL_MS);
+	const deadline = Date.now() + budget;
 	const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-	if (running.has(key)) return null;
-	running.add(key);
+	const running = runningPolls.get(key);
+	// Polls that overlap (n8n's legacy scheduler): the one running goes on alone.
+	if (running && running.until > Date.now()) return null;
+	const poll = { poll: {}, until: deadline + ABANDONED_AFTER_MS };
+	runningPolls.set(key, poll);
 	try {
-		return await pollWithinBudget(this, client, kinds, wanted);
-	} finally {
-		running.delete(key);
-	}
-}
-
-async function pollWithinBudget(
-	context: IPollFunctions,
-	client: ServiceClient,
-	kinds: RecordKind[],
-	wanted: Set<string>,
-): Promise<INodeExecutionData[][] | null> {
-	const deadline = Date.now() + pollBudgetMs(context);
-	let records = MAX_RECORDS_PER_POLL;
-	const staticData = context.getWorkflowStaticData('node');
-	const stored = (staticData[STATE_KEY] ?? {}) as IDataObject;
-	const memories = new Map<RecordKind, { memory: ChangeMemory; report: boolean }>();
-	const events: PolledEvent[] = [];
-	let failure: unknown;
-	let progressOwed = true;
-	// Each kind may take its share of the time left, so that one kind's backlog never stops the
-	// other; the kind furthest behind goes first, and what a kind leaves unused goes, in a second
-	// round, to the kinds not read up to now. Every poll reads at least one window completely.
-	let unread = [...kinds].sort((a, b) => settledOf(stored[a]) - settledOf(stored[b]));
-	for (let round = 0; round < 2 && unread.length > 0 && failure === undefined; round++) {
-		const stillUnread: RecordKind[] = [];
-		for (const [index, kind] of unread.entries()) {
-			const share = (deadline - Date.now()) / (unread.length - index);
-			const budget: PollBudget = { deadline: Date.now() + share, records };
-			const reader = new WindowReader(context, client, kind, budget);
-			try {
-				let known = memories.get(kind);
-				if (!known) {
-					const state = readKindState(stored[kind]);
-					if (state) {
-						known = { memory: new ChangeMemory(state), report: true };
-					} else {
-						// The baseline: what changed from its moment on is remembered, not reported.
-						const { at, records: seen } = await reader.baseline();
-						const memory = new ChangeMemory(baselineState(at));
-						if (seen) {
-							memory.take(
-								{ from: memory.settledAt, serviceNow: at, tolerance: OVERLAP_MS, records: seen },
-								wanted,
-								false,
-							);
-							memories.set(kind, { memory, report: true });
-							progressOwed = false;
-							continue;
-						}
-						known = { memory, report: false };
-					}
-					memories.set(kind, known);
-				}
-				const { memory, report } = known;
-				const before = memory.settledAt;
-				const readToNow = await reader.drain(
-					() => memory.settledAt,
-					(window) => events.push(...memory.take(window, wanted, report)),
-					progressOwed,
-				);
-				if (memory.settledAt > before || readToNow) progressOwed = false;
-				if (!readToNow) stillUnread.push(kind);
-			} catch (error) {
-				failure = error;
-				break;
-			} finally {
-				records = budget.records;
-			}
+		const staticData = this.getWorkflowStaticData('node');
+		const stored = (staticData[STATE_KEY] ?? {}) as IDataObject;
+		const { memories, events, failure } = await readChanges(client, kinds, stored, deadline);
+		// A poll n8n may have given up: what it read is left to the next poll, which reads it again.
+		if (runningPolls.get(key) !== poll || Date.now() > poll.until) return null;
+		if (failure !== undefined && events.length === 0) throw failure;
+		if (failure !== undefined) {
+			this.logger.warn(
+				`Invoicing & Assets Polling Trigger: a poll stopped early (${(failure as Error).message}); its changes read so far are reported, the next poll goes on from there`,
+			);
 		}
-		unread = stillUnread;
+		// Kinds no longer chosen are forgotten; chosen again, they start with a baseline of their own.
+		staticData[STATE_KEY] = Object.fromEntries(
+			[...memories].map(([kind, memory]) => [kind, memory.toJSON()]),
+		) as IDataObject;
+		const reported = events.filter((event) => wanted.has(event.eventType)).sort(byOccurrence);
+		if (reported.length === 0) return null;
+		return [this.helpers.returnJsonArray(reported as unknown as IDataObject[])];
+	} finally {
+		if (runningPolls.get(key) === poll) runningPolls.delete(key);
 	}
-	if (failure !== undefined && events.length === 0) throw failure;
-	if (failure !== undefined) {
-		context.logger.warn(
-			`Invoicing & Assets Polling Trigger: a poll stopped early (${(failure as Error).message}); its changes read so far are reported, the next poll goes on from there`,
-		);
-	}
-	// Only now, with what was read completely, does the position move on; kinds no longer
-	// chosen are forgotten (chosen again, they start with a baseline of their own).
-	const next: IDataObject = {};
-	for (const kind of kinds) {
-		const state = memories.get(kind)?.memory.state() ?? stored[kind];
-		if (state !== undefined) next[kind] = state as IDataObject;
-	}
-	staticData[STATE_KEY] = next;
-	if (events.length === 0) return null;
-	events.sort(byOccurrence);
-	return [context.helpers.returnJsonArray(events as unknown as IDataObject[])];
-}
-
-/** Where a stored kind stands (epoch ms); a kind without state (a baseline to take) first. */
-function settledOf(stored: unknown): number {
-	const state = readKindState(stored);
-	return state ? (readServiceTime(state.settled) ?? 0) : Number.NEGATIVE_INFINITY;
 }
 
 /**
- * How long this poll may take: n8n's poll budget (2.38 and later; the durable scheduler abandons
- * a poll that runs longer), else DEFAULT_POLL_BUDGET_MS.
+ * Reads each kind's windows until the deadline. Each kind may take its share of the time left,
+ * the kind furthest behind first; what a kind leaves unused goes, in a second round, to the kinds
+ * not done. A failure ends the poll: the events read before it are kept.
  */
+async function readChanges(
+	client: ServiceClient,
+	kinds: RecordKind[],
+	stored: IDataObject,
+	deadline: number,
+) {
+	const memories = new Map<RecordKind, KindMemory>();
+	const events: PolledEvent[] = [];
+	let failure: unknown;
+	const storedKind = (kind: RecordKind) => readStoredKind(stored[kind]);
+	let unread = [...kinds].sort(
+		(a, b) => (storedKind(a)?.settled ?? -Infinity) - (storedKind(b)?.settled ?? -Infinity),
+	);
+	for (let round = 0; round < 2 && unread.length > 0 && failure === undefined; round++) {
+		const notDone: RecordKind[] = [];
+		for (const [index, kind] of unread.entries()) {
+			const clock = new PollClock(Date.now() + (deadline - Date.now()) / (unread.length - index));
+			try {
+				let memory = memories.get(kind);
+				if (!memory) {
+					const known = storedKind(kind);
+					memory = known ? new KindMemory(known) : await startKind(client, kind, clock);
+					memories.set(kind, memory);
+				}
+				if (!(await readKind(client, kind, memory, clock, events))) notDone.push(kind);
+			} catch (error) {
+				failure = error;
+				break;
+			}
+		}
+		unread = notDone;
+	}
+	return { memories, events, failure };
+}
+
+/** A kind's first poll: where it starts, by the service's clock (one one-record request). */
+export async function startKind(
+	client: ServiceClient,
+	kind: RecordKind,
+	clock: PollClock,
+): Promise<KindMemory> {
+	const started = Date.now();
+	const first = await readPages(client, {
+		path: kind === 'invoice' ? paths.invoices : paths.assets,
+		limit: 1,
+		pagesInFlight: 1,
+		deadline: clock.deadline,
+	}).next();
+	clock.measured(Date.now() - started, first.done ? undefined : first.value.answeredAt);
+	const { now, uncertainty } = clock.serviceNow();
+	return KindMemory.startingAt(now, uncertainty, kind);
+}
+
+/**
+ * Reads one kind's windows while its share of the poll lasts. Returns whether the kind is done
+ * for this poll (read up to the service's time, or waiting for time to pass).
+ */
+async function readKind(
+	client: ServiceClient,
+	kind: RecordKind,
+	memory: KindMemory,
+	clock: PollClock,
+	events: PolledEvent[],
+): Promise<boolean> {
+	let followed = false;
+	for (let windows = 0; windows < MAX_WINDOWS_PER_POLL; windows++) {
+		// Memory full: the cursor waits, and a follow window read in part gives way to a settle window.
+		if (memory.window?.purpose === 'follow' && memory.seenCount >= MAX_SEEN_STATES) {
+			if (settleDue(memory, clock)) memory.window = undefined;
+		}
+		const window = memory.window ?? nextWindow(memory, clock, followed);
+		if (!window) return true;
+		memory.window = window;
+		const read = await readWindow(
+			client,
+			kind,
+			window,
+			clock,
+			(records, serviceTime) => {
+				for (const polled of records) events.push(...memory.accept(polled, window, serviceTime));
+			},
+			(open) => window.purpose !== 'follow' || keepFollowing(memory, open, clock),
+		);
+		if (!read.complete && memory.window === undefined) continue;
+		if (!read.complete) return false;
+		memory.window = undefined;
+		memory.completed(window, read.snapshot);
+		memory.forgetExpired(window.openedAt);
+		if (window.purpose === 'follow') followed = true;
+	}
+	return false;
+}
+
+/**
+ * The next window of a kind, or none when it is read up to the service's time:
+ * 1. the baseline's reads: the states listed within the listing bound before the start, and the
+ *    invoices issued within ISSUED_WITHIN_MS before it (never reported as issued);
+ * 2. a settle window, from the settled position up to what can no longer be listed late, when
+ *    that catches up with the cursor, spans the listing bound, or memory runs full;
+ * 3. once a poll, a follow window from the cursor to whatever is listed now; from the settled
+ *    position instead while the states between the two fill less than half a page, so that
+ *    an idle poll is one request that moves both positions.
+ */
+function nextWindow(
+	memory: KindMemory,
+	clock: PollClock,
+	followed: boolean,
+): OpenWindow | undefined {
+	const { now, uncertainty } = clock.serviceNow();
+	const open = (purpose: WindowPurpose, from: number, to?: number): OpenWindow => ({
+		purpose,
+		from,
+		...(to === undefined ? {} : { to }),
+		openedAt: now,
+		uncertainty,
+		nextPage: FIRST_PAGE,
+		total: null,
+		restarts: 0,
+	});
+	if (memory.baseline[0] === 'recent') return open('baseline', memory.settled, memory.start);
+	if (memory.baseline[0] === 'issued') {
+		const issuedFrom = Math.floor((memory.start - ISSUED_WITHIN_MS) / DAY_MS - 1) * DAY_MS;
+		return open('issued-baseline', issuedFrom, memory.start);
+	}
+	if (settleDue(memory, clock)) return open('settle', memory.settled, settleable(clock));
+	if (followed || memory.seenCount >= MAX_SEEN_STATES) return undefined;
+	const fewBetween = memory.seenBeforeCursor() < MAX_PAGE_SIZE / 2;
+	return open('follow', fewBetween ? memory.settled : memory.cursor);
+}
+
+/**
+ * Whether a follow window reads on: not while memory is full, nor, when it starts at the settled
+ * position and its first page showed it is no snapshot, while that span is one a settle window
+ * reads once for both positions (an aged backlog, seen by the service's clock only now). The
+ * window is then dropped for that settle window.
+ */
+function keepFollowing(memory: KindMemory, window: OpenWindow, clock: PollClock): boolean {
+	if (memory.seenCount >= MAX_SEEN_STATES) return false;
+	if (window.nextPage !== FIRST_PAGE + 1 || window.from > memory.settled) return true;
+	if (!settleDue(memory, clock)) return true;
+	memory.window = undefined;
+	return false;
+}
+
+function settleable(clock: PollClock): number {
+	const { now, uncertainty } = clock.serviceNow();
+	return floorSecond(now - LISTED_WITHIN_MS - uncertainty) - SECOND_MS;
+}
+
+function settleDue(memory: KindMemory, clock: PollClock): boolean {
+	const end = settleable(clock);
+	return (
+		end > memory.settled &&
+		(end >= memory.cursor ||
+			end - memory.settled >= LISTED_WITHIN_MS ||
+			memory.seenCount >= MAX_SEEN_STATES / 2)
+	);
+}
+
+/** How long n8n lets this poll take (n8n 2.38 and later), else MAX_POLL_MS. */
 function pollBudgetMs(context: IPollFunctions): number {
 	const budget = (context as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>).getPollBudgetMs?.();
-	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0
-		? budget
-		: DEFAULT_POLL_BUDGET_MS;
+	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? budget : MAX_POLL_MS;
 }
 
 function readWantedEvents(context: IPollFunctions): Set<string> {
@@ -198,9 +302,9 @@ function readWantedEvents(context: IPollFunctions): Set<string> {
 
 /**
  * Fetch Test Event: a recent record that matches a selected event, as the trigger would report
- * it; the position is left untouched. It asks for the service's time, then per record kind for
- * one page of the records changed in the last 5 minutes, day, 30 days, then of any, and stops at
- * the first page with a match: one request, then at most 4 per kind, each of one page.
+ * it; the position is left untouched. Per record kind it asks for one page of the records
+ * changed in the last 5 minutes, day, 30 days (by the service's clock, from the first answer),
+ * then of any, and stops at the first page with a match: at most 4 requests per kind.
  */
 async function fetchTestEvent(
 	context: IPollFunctions,
@@ -208,36 +312,35 @@ async function fetchTestEvent(
 	kinds: RecordKind[],
 	wanted: Set<string>,
 ): Promise<INodeExecutionData[][]> {
-	const { now } = await new WindowReader(context, client, kinds[0], {
-		deadline: Date.now() + DEFAULT_POLL_BUDGET_MS,
-		records: 0,
-	}).serviceTime();
-	const newestOfKind = async (kind: RecordKind) => {
-		for (const lookBack of [...TEST_EVENT_LOOKBACK_MS, undefined]) {
-			const changedSince: Pick<InvoiceFilters & AssetFilters, 'updatedFrom'> =
-				lookBack === undefined ? {} : { updatedFrom: toServiceTimestamp(new Date(now - lookBack)) };
-			const pages = readPages<Invoice | Asset>(client, {
-				path: kind === 'invoice' ? paths.invoices : paths.assets,
-				qs: changedSince,
-				limit: MAX_PAGE_SIZE,
-				pagesInFlight: 1,
-			});
-			let newest: { event: PolledEvent; at: number } | undefined;
-			for await (const page of pages) {
-				for (const record of page.records) {
-					const event = testEventOf({ kind, record } as PolledRecord, wanted);
-					const at = readServiceTime(record.updatedAt) ?? Number.NEGATIVE_INFINITY;
-					if (event && (!newest || at > newest.at)) newest = { event, at };
-				}
-			}
-			if (newest) return newest;
-		}
-		return undefined;
-	};
+	const clock = new PollClock(Date.now() + MAX_POLL_MS);
+	await startKind(client, kinds[0], clock);
+	const serviceNow = clock.serviceNow().now;
+	const anyEvent = { reportIssue: () => true, reportFinal: () => true };
 	let newest: { event: PolledEvent; at: number } | undefined;
 	for (const kind of kinds) {
-		const found = await newestOfKind(kind);
-		if (found && (!newest || found.at > newest.at)) newest = found;
+		for (const lookBack of [...TEST_EVENT_LOOKBACK_MS, undefined]) {
+			const page = await readPages<Invoice | Asset>(client, {
+				path: kind === 'invoice' ? paths.invoices : paths.assets,
+				qs: lookBack === undefined ? {} : { updatedFrom: timestampOf(serviceNow - lookBack) },
+				limit: MAX_PAGE_SIZE,
+				pagesInFlight: 1,
+			}).next();
+			if (page.done) continue;
+			let found = false;
+			for (const record of page.value.records) {
+				const polled = { kind, record } as PolledRecord;
+				const id = recordId(polled);
+				if (id === undefined) continue;
+				const matching = eventsOf(polled, id, digestOf(record), anyEvent).filter((event) =>
+					wanted.has(event.eventType),
+				);
+				const event = matching[matching.length - 1];
+				const at = readServiceTime(record.updatedAt) ?? Number.NEGATIVE_INFINITY;
+				if (event && (!newest || at > newest.at)) newest = { event, at };
+				found ||= event !== undefined;
+			}
+			if (found) break;
+		}
 	}
 	if (newest) return [context.helpers.returnJsonArray([newest.event as unknown as IDataObject])];
 	throw new NodeOperationError(context.getNode(), 'No record matches the selected events yet', {

@@ -1,0 +1,325 @@
+import {
+	CHANGE_LISTED_WITHIN_MS,
+	MAX_PAGE_SIZE,
+	toServiceTimestamp,
+	type Invoice,
+} from '../../transport/contract';
+import { readServiceTime } from '../../transport/responses';
+import {
+	DAY_MS,
+	digestOf,
+	eventsOf,
+	floorSecond,
+	latestIssueMoment,
+	recordId,
+	SECOND_MS,
+	type PolledEvent,
+	type PolledRecord,
+	type ReportedBefore,
+} from './changes';
+
+/** A change is listed within this long of its `updatedAt` (the contract's assumption). */
+export const LISTED_WITHIN_MS = CHANGE_LISTED_WITHIN_MS;
+
+/** An invoice is reported as issued when first seen at most this long after its issueDate. */
+export const ISSUED_WITHIN_MS = 3 * DAY_MS;
+
+/** A final state reported (paid, cancelled, retired) is remembered this long: not reported again. */
+export const FINAL_REMEMBERED_MS = 30 * DAY_MS;
+
+/** A record whose stamp the trigger cannot place is remembered this long after it was last listed. */
+export const UNPLACED_REMEMBERED_MS = DAY_MS;
+
+/**
+ * At most this many record states are remembered per kind between the settled position and the
+ * cursor (about 30 bytes each); beyond it the cursor waits until the settled position moves on.
+ */
+export const MAX_SEEN_STATES = 20_000;
+
+/** Why a window is read, which decides what it may report and which position it moves. */
+export type WindowPurpose = 'baseline' | 'issued-baseline' | 'settle' | 'follow';
+
+/** A window of the list read across polls, page by page: the query stays the same until it ends. */
+export interface OpenWindow {
+	purpose: WindowPurpose;
+	/** updatedFrom (epoch ms, a whole second); for the issued baseline, issuedFrom. */
+	from: number;
+	/** updatedTo (epoch ms, a whole second, inclusive), or issuedTo; undefined: whatever is listed now. */
+	to?: number;
+	/** The service's time of the window's first page (epoch ms). */
+	openedAt: number;
+	/** How far `openedAt` may be off: 0 from the service's Date header, else the listing bound. */
+	uncertainty: number;
+	nextPage: number;
+	/** The total the last page reported; null when the service does not count. */
+	total: number | null;
+	/** Times the window started again in this poll because its pages moved. */
+	restarts: number;
+}
+
+/** What the trigger keeps per record kind in the workflow's static data. */
+export interface StoredKind {
+	/** Service time (epoch ms) the trigger started at. */
+	start: number;
+	/** Read position: every change listed when it was read, stamped before it, was read. */
+	cursor: number;
+	/** Settled position: every change stamped before it was read after it could no longer be listed late. */
+	settled: number;
+	/** The states read at or after `settled`: updatedAt as given → record ID → digest. */
+	seen: Record<string, Record<string, string>>;
+	/** Records whose stamp cannot be placed: ID → [digest and updatedAt, last listed (epoch s)]. */
+	unplaced: Record<string, [string, number]>;
+	/** Invoices reported (or listed before the start) as issued, by the day they may be forgotten. */
+	issued: Record<string, string[]>;
+	/** Final states reported (`paid INV-1`), by the day they may be forgotten. */
+	final: Record<string, string[]>;
+	/** Baseline reads still to finish, in order; nothing is reported before. */
+	baseline: Array<'recent' | 'issued'>;
+	window?: OpenWindow;
+}
+
+/** Keys that expire, stored by the day (epoch days) they may be forgotten: compact and exact. */
+class ExpiringSet {
+	private readonly expiry = new Map<string, number>();
+
+	constructor(stored: Record<string, string[]> = {}) {
+		for (const [day, keys] of Object.entries(stored)) {
+			for (const key of keys) this.expiry.set(key, Number(day));
+		}
+	}
+
+	has(key: string): boolean {
+		return this.expiry.has(key);
+	}
+
+	add(key: string, until: number) {
+		this.expiry.set(key, Math.max(this.expiry.get(key) ?? 0, Math.ceil(until / DAY_MS)));
+	}
+
+	forgetBefore(now: number): void {
+		const today = Math.floor(now / DAY_MS);
+		for (const [key, day] of this.expiry) if (day < today) this.expiry.delete(key);
+	}
+
+	toJSON(): Record<string, string[]> {
+		const byDay: Record<string, string[]> = {};
+		for (const [key, day] of this.expiry) (byDay[day] ??= []).push(key);
+		return byDay;
+	}
+}
+
+/**
+ * What the trigger knows of one record kind while a poll runs: the positions, the states read
+ * since the settled position, and what it reported of issues and final states. Every state read
+ * goes through `accept`, which reports it when it is new; the positions move only when a window
+ * was read completely (`completed`).
+ */
+export class KindMemory implements ReportedBefore {
+	readonly start: number;
+
+	cursor: number;
+
+	settled: number;
+
+	baseline: Array<'recent' | 'issued'>;
+
+	window: OpenWindow | undefined;
+
+	/** Record ID → the state read of it at or after `settled`. */
+	private readonly seen = new Map<string, { updatedAt: string; stamp: number; digest: string }>();
+
+	private readonly unplaced: Map<string, [string, number]>;
+
+	private readonly issued: ExpiringSet;
+
+	private readonly final: ExpiringSet;
+
+	/** The service's time of the page being read (epoch ms): what issues and final states are timed by. */
+	serviceTime = 0;
+
+	constructor(stored: StoredKind) {
+		this.start = stored.start;
+		this.cursor = stored.cursor;
+		this.settled = stored.settled;
+		this.baseline = [...stored.baseline];
+		this.window = stored.window;
+		for (const [updatedAt, states] of Object.entries(stored.seen)) {
+			const stamp = readServiceTime(updatedAt);
+			if (stamp === undefined) continue;
+			for (const [id, digest] of Object.entries(states)) {
+				this.seen.set(id, { updatedAt, stamp, digest });
+			}
+		}
+		this.unplaced = new Map(Object.entries(stored.unplaced));
+		this.issued = new ExpiringSet(stored.issued);
+		this.final = new ExpiringSet(stored.final);
+	}
+
+	/** A kind that starts now: the baseline reads come first. */
+	static startingAt(now: number, uncertainty: number, kind: 'invoice' | 'asset'): KindMemory {
+		const start = floorSecond(now);
+		return new KindMemory({
+			start,
+			cursor: start,
+			settled: floorSecond(now - LISTED_WITHIN_MS - uncertainty),
+			seen: {},
+			unplaced: {},
+			issued: {},
+			final: {},
+			baseline: kind === 'invoice' ? ['recent', 'issued'] : ['recent'],
+		});
+	}
+
+	get seenCount(): number {
+		return this.seen.size;
+	}
+
+	/** How many states were read at or after the settled position but before the cursor. */
+	seenBeforeCursor(): number {
+		let count = 0;
+		for (const { stamp } of this.seen.values()) if (stamp < this.cursor) count += 1;
+		return count;
+	}
+
+	/**
+	 * A record state read by a window (at the service's time `now`): its events when it is a state
+	 * not read before, and not older than the one read of the record; nothing for the baseline's
+	 * reads, which only remember.
+	 */
+	accept(polled: PolledRecord, window: OpenWindow, now: number): PolledEvent[] {
+		this.serviceTime = now;
+		const id = recordId(polled);
+		if (id === undefined) return [];
+		if (window.purpose === 'issued-baseline') {
+			if (polled.kind === 'invoice') this.reportIssue(id, polled.record);
+			return [];
+		}
+		const updatedAt = String(polled.record.updatedAt);
+		const digest = digestOf(polled.record).slice(0, 12);
+		const stamp = readServiceTime(polled.record.updatedAt);
+		const placed = stamp !== undefined && stamp <= now + window.uncertainty + LISTED_WITHIN_MS;
+		if (placed) {
+			// Outside the window: a service that ignores the filter; the record's turn comes.
+			if (stamp < window.from || stamp >= (window.to ?? stamp) + SECOND_MS) return [];
+			const known = this.seen.get(id);
+			if (known && (known.stamp > stamp || (known.stamp === stamp && known.digest === digest))) {
+				return [];
+			}
+			this.seen.set(id, { updatedAt, stamp, digest });
+			this.unplaced.delete(id);
+		} else {
+			const key = `${digest} ${updatedAt}`;
+			const known = this.unplaced.get(id)?.[0];
+			this.unplaced.set(id, [key, Math.floor(now / SECOND_MS)]);
+			if (known === key) return [];
+		}
+		const events = eventsOf(polled, id, digest, this);
+		return window.purpose === 'baseline' ? [] : events;
+	}
+
+	reportIssue(invoiceNumber: string, invoice: Invoice): boolean {
+		if (this.issued.has(invoiceNumber)) return false;
+		const issuedBy = latestIssueMoment(invoice);
+		if (issuedBy !== undefined && issuedBy + ISSUED_WITHIN_MS < this.serviceTime) return false;
+		// An issueDate that cannot be read: reported once, and remembered as long as final states.
+		this.issued.add(
+			invoiceNumber,
+			issuedBy === undefined ? this.serviceTime + FINAL_REMEMBERED_MS : issuedBy + ISSUED_WITHIN_MS,
+		);
+		return true;
+	}
+
+	reportFinal(status: string, id: string): boolean {
+		const key = `${status} ${id}`;
+		if (this.final.has(key)) return false;
+		this.final.add(key, this.serviceTime + FINAL_REMEMBERED_MS);
+		return true;
+	}
+
+	/**
+	 * A window read completely: the cursor moves to its end (to the second the service was in
+	 * when it was read, which may still gain changes), and the settled position up to what can no
+	 * longer be listed late, when the window started at or before it and was read as one snapshot
+	 * (one page) or exactly (a settle window). What lies before the settled position is forgotten.
+	 */
+	completed(window: OpenWindow, snapshot: boolean) {
+		const { from, to, openedAt, uncertainty } = window;
+		// The window's last second is read again by the next window (a stamp with fractions of
+		// that second lies after its updatedTo), unless it holds a page of changes or more.
+		const lastAgain = to === undefined || this.statesInSecond(to) < MAX_PAGE_SIZE;
+		const readTo = Math.min(
+			to === undefined ? Number.POSITIVE_INFINITY : lastAgain ? to : to + SECOND_MS,
+			floorSecond(openedAt - uncertainty),
+		);
+		if (window.purpose === 'issued-baseline' || window.purpose === 'baseline') {
+			this.baseline.shift();
+			return;
+		}
+		if (from <= this.cursor) this.cursor = Math.max(this.cursor, readTo);
+		const exact = snapshot || window.purpose === 'settle';
+		if (exact && from <= this.settled) {
+			const settleTo = Math.min(readTo, floorSecond(openedAt - LISTED_WITHIN_MS - uncertainty));
+			this.settled = Math.max(this.settled, settleTo);
+			this.cursor = Math.max(this.cursor, this.settled);
+		}
+		for (const [id, { stamp }] of this.seen) if (stamp < this.settled) this.seen.delete(id);
+	}
+
+	private statesInSecond(second: number): number {
+		let count = 0;
+		for (const { stamp } of this.seen.values()) if (floorSecond(stamp) === second) count += 1;
+		return count;
+	}
+
+	/** Forgets what can no longer be needed at the service's time `now`. */
+	forgetExpired(now: number) {
+		this.issued.forgetBefore(now);
+		this.final.forgetBefore(now);
+		for (const [id, [, lastListed]] of this.unplaced) {
+			if (lastListed * SECOND_MS + UNPLACED_REMEMBERED_MS < now) this.unplaced.delete(id);
+		}
+	}
+
+	toJSON(): StoredKind {
+		const seen: StoredKind['seen'] = {};
+		for (const [id, { updatedAt, digest }] of this.seen) (seen[updatedAt] ??= {})[id] = digest;
+		return {
+			start: this.start,
+			cursor: this.cursor,
+			settled: this.settled,
+			seen,
+			unplaced: Object.fromEntries(this.unplaced),
+			issued: this.issued.toJSON(),
+			final: this.final.toJSON(),
+			baseline: this.baseline,
+			...(this.window ? { window: this.window } : {}),
+		};
+	}
+}
+
+/** The stored state of a kind, or undefined when there is none or it is of an older form. */
+export function readStoredKind(value: unknown): StoredKind | undefined {
+	if (typeof value !== 'object' || value === null) return undefined;
+	const stored = value as Partial<StoredKind>;
+	const numbers = [stored.start, stored.cursor, stored.settled];
+	if (!numbers.every((entry) => typeof entry === 'number' && Number.isFinite(entry))) {
+		return undefined;
+	}
+	const objectOr = <T>(entry: T | undefined, fallback: T) =>
+		typeof entry === 'object' && entry !== null ? entry : fallback;
+	return {
+		start: stored.start as number,
+		cursor: stored.cursor as number,
+		settled: stored.settled as number,
+		seen: objectOr(stored.seen, {}),
+		unplaced: objectOr(stored.unplaced, {}),
+		issued: objectOr(stored.issued, {}),
+		final: objectOr(stored.final, {}),
+		baseline: Array.isArray(stored.baseline) ? stored.baseline : [],
+		...(objectOr(stored.window, undefined) ? { window: stored.window } : {}),
+	};
+}
+
+export function timestampOf(ms: number): string {
+	return toServiceTimestamp(new Date(ms));
+}

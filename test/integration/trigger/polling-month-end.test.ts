@@ -1,0 +1,214 @@
+/**
+ * The Polling Trigger at month-end: a billing run issues thousands of invoices within a second,
+ * thousands get paid, the service lists some changes late. Each condition runs published polls
+ * against the simulator until nothing more comes, and asserts that every change started the
+ * workflow once: 0 lost, 0 twice.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { POLL_BUDGET_REACHES_THE_NODE, testNeeding2x } from '../../harness/engine';
+import type { PollingWorkflow } from '../../harness/poller';
+import type { Testbed } from '../../harness/testbed';
+import { allEventIds, HOUR, MINUTE, pollingWorkflow, withTestbed } from './polling-helpers';
+
+jest.setTimeout(4 * 60_000);
+
+const LISTED_WITHIN = 5 * MINUTE;
+
+/**
+ * Polls, advancing the service's clock `stepMs` after each, until no poll brought anything for
+ * twice the listing bound (a change listed late has come by then), at most `polls` polls.
+ */
+async function pollUntilQuiet(polling: PollingWorkflow, bed: Testbed, stepMs = MINUTE, polls = 80) {
+	const quietPolls = Math.ceil((2 * LISTED_WITHIN) / stepMs) + 1;
+	let quiet = 0;
+	for (let poll = 0; poll < polls && quiet < quietPolls; poll++) {
+		const outcome = await polling.poll();
+		if ('error' in outcome) throw outcome.error;
+		quiet = (outcome.items?.length ?? 0) === 0 ? quiet + 1 : 0;
+		bed.sim.clock.advance(stepMs);
+	}
+}
+
+function expectEachOnce(polling: PollingWorkflow, expected: Iterable<string>) {
+	const ids = allEventIds(polling);
+	const twice = ids.filter((id, index) => ids.indexOf(id) !== index);
+	const lost = [...expected].filter((id) => !ids.includes(id));
+	expect({
+		lost: lost.length,
+		twice: twice.length,
+		firstLost: lost.slice(0, 3),
+		firstTwice: twice.slice(0, 3),
+	}).toEqual({
+		lost: 0,
+		twice: 0,
+		firstLost: [],
+		firstTwice: [],
+	});
+	expect(new Set(ids)).toEqual(new Set(expected));
+}
+
+function issueMany(bed: Testbed, count: number, input: IDataObject = {}): string[] {
+	return Array.from(
+		{ length: count },
+		() => `invoice.issued:${bed.sim.issueInvoice(input).invoice.invoiceNumber}`,
+	);
+}
+
+describe('Polling Trigger at month-end', () => {
+	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
+		'a live burst of 3,000 invoices in one second, larger than a poll, comes while it is young, each once, and is settled once it is 5 minutes old',
+		async () => {
+			await withTestbed({}, async (bed) => {
+				const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
+				await polling.activate();
+				bed.sim.clock.advance(MINUTE);
+				const expected = issueMany(bed, 3000);
+				bed.sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
+				// Polls every 10 s of the service's time: the burst is reported before it is a minute old.
+				const young: number[] = [];
+				for (let poll = 0; poll < 6; poll++) {
+					const outcome = await polling.poll();
+					if ('error' in outcome) throw outcome.error;
+					young.push(outcome.items?.length ?? 0);
+					bed.sim.clock.advance(10_000);
+				}
+				expect(young.filter((count) => count > 0).length).toBeGreaterThan(1);
+				expect(young.reduce((sum, count) => sum + count, 0)).toBe(3000);
+				await pollUntilQuiet(polling, bed);
+				expectEachOnce(polling, expected);
+			});
+		},
+	);
+
+	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
+		'one second holding 4,000 changes, aged, drains page by page over several polls, none past its budget',
+		async () => {
+			await withTestbed({}, async (bed) => {
+				const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
+				await polling.activate();
+				bed.sim.clock.advance(MINUTE);
+				const expected = issueMany(bed, 4000);
+				bed.sim.clock.advance(10 * MINUTE);
+				bed.sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
+				const durations: number[] = [];
+				const perPoll: number[] = [];
+				for (let poll = 0; poll < 30 && allEventIds(polling).length < 4000; poll++) {
+					const started = Date.now();
+					const outcome = await polling.poll();
+					durations.push(Date.now() - started);
+					if ('error' in outcome) throw outcome.error;
+					perPoll.push(outcome.items?.length ?? 0);
+				}
+				expect(perPoll.filter((count) => count > 0).length).toBeGreaterThan(1);
+				expect(perPoll.every((count) => count > 0)).toBe(true);
+				expect(Math.max(...durations)).toBeLessThanOrEqual(1000 + 1500);
+				await pollUntilQuiet(polling, bed);
+				expectEachOnce(polling, expected);
+			});
+		},
+	);
+
+	test('late-listed members of a big second: 1,500 changes in one second, one in ten listed up to 4 minutes late, each once', async () => {
+		await withTestbed({}, async (bed) => {
+			const polling = pollingWorkflow(bed, ['invoice.issued']);
+			await polling.activate();
+			bed.sim.clock.advance(MINUTE);
+			let made = 0;
+			bed.sim.data.setListingLag(() => (made++ % 10 === 3 ? 4 * MINUTE : 0));
+			const expected = issueMany(bed, 1500);
+			bed.sim.data.setListingLag(undefined);
+			const first = await polling.poll();
+			if ('error' in first) throw first.error;
+			expect(first.items?.length).toBe(1350);
+			await pollUntilQuiet(polling, bed, MINUTE);
+			expectEachOnce(polling, expected);
+		});
+	});
+
+	test('a billing run of 4,000 invoices dated one day, issued in batches over 8 hours: each issued once', async () => {
+		await withTestbed({}, async (bed) => {
+			const polling = pollingWorkflow(bed, ['invoice.issued']);
+			await polling.activate();
+			const day = new Date(bed.sim.clock.now().getTime() + HOUR).toISOString().slice(0, 10);
+			const expected: string[] = [];
+			for (let batch = 0; batch < 8; batch++) {
+				bed.sim.clock.advance(HOUR);
+				expected.push(...issueMany(bed, 500, { issueDate: `${day}T00:00:00Z` }));
+				await pollUntilQuiet(polling, bed, 10 * MINUTE, 3);
+			}
+			await pollUntilQuiet(polling, bed, 10 * MINUTE);
+			expectEachOnce(polling, expected);
+		});
+	});
+
+	test('corrections to 3,500 invoices paid over a day report nothing again', async () => {
+		await withTestbed({}, async (bed) => {
+			const polling = pollingWorkflow(bed, ['invoice.issued', 'invoice.paid']);
+			await polling.activate();
+			bed.sim.clock.advance(MINUTE);
+			const numbers = Array.from(
+				{ length: 3500 },
+				() => bed.sim.issueInvoice().invoice.invoiceNumber,
+			);
+			await pollUntilQuiet(polling, bed);
+			for (const [index, number] of numbers.entries()) {
+				if (index % 500 === 0) bed.sim.clock.advance(HOUR);
+				bed.sim.payInvoice(number);
+			}
+			await pollUntilQuiet(polling, bed);
+			bed.sim.clock.advance(2 * 24 * HOUR);
+			for (const number of numbers) bed.sim.editInvoice(number);
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, [
+				...numbers.map((number) => `invoice.issued:${number}`),
+				...numbers.map((number) => `invoice.paid:${number}`),
+			]);
+		});
+	});
+
+	test('the start-of-trigger sync lag: an invoice dated before the start but listed after it is issued once; one listed before the start never is', async () => {
+		await withTestbed({}, async (bed) => {
+			const { sim } = bed;
+			const before = new Date(sim.clock.now().getTime() - HOUR)
+				.toISOString()
+				.replace(/\.\d+Z$/, 'Z');
+			const listedBefore = sim.issueInvoice({ issueDate: before }).invoice.invoiceNumber;
+			// Issued now, listed only 4 minutes later: after the trigger's start.
+			sim.data.setListingLag(() => 4 * MINUTE);
+			const listedAfter = sim.issueInvoice({ issueDate: before }).invoice.invoiceNumber;
+			sim.data.setListingLag(undefined);
+			const polling = pollingWorkflow(bed, ['invoice.issued', 'invoice.paid']);
+			await polling.activate();
+			sim.clock.advance(MINUTE);
+			sim.payInvoice(listedBefore);
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, [`invoice.issued:${listedAfter}`, `invoice.paid:${listedBefore}`]);
+		});
+	});
+
+	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
+		'a poll whose list request hangs ends within 1.5 s of its budget, stores nothing, and does not stop the next poll; each change once',
+		async () => {
+			await withTestbed({}, async (bed) => {
+				const { sim } = bed;
+				const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
+				await polling.activate();
+				sim.clock.advance(MINUTE);
+				const expected = issueMany(bed, 50);
+				const saved = JSON.stringify(polling.savedStaticData());
+				sim.faults.add({ route: 'invoices.list', latencyMs: 8000, times: 1 });
+				const started = Date.now();
+				const hung = await polling.poll();
+				expect(Date.now() - started).toBeLessThanOrEqual(1000 + 1500 + 500);
+				expect('error' in hung).toBe(true);
+				expect(JSON.stringify(polling.savedStaticData())).toBe(saved);
+				const next = await polling.poll();
+				if ('error' in next) throw next.error;
+				expect(next.items).toHaveLength(50);
+				await pollUntilQuiet(polling, bed);
+				expectEachOnce(polling, expected);
+			});
+		},
+	);
+});
