@@ -173,9 +173,16 @@ export async function* readPages<T>(
 		answer: Promise<{ list: ListAnswer<T>; answeredAt: number | undefined }>;
 	}> = [];
 	let nextPage = startPage;
+	// Up to the known total's last page, or the Limit's if sooner: no page is asked for in vain.
 	let lastPlanned =
 		read.totalItems !== undefined && pageSize !== undefined
-			? Math.max(startPage, FIRST_PAGE - 1 + Math.ceil(read.totalItems / pageSize))
+			? Math.max(
+					startPage,
+					Math.min(
+						FIRST_PAGE - 1 + Math.ceil(read.totalItems / pageSize),
+						startPage - 1 + Math.ceil(wanted / pageSize),
+					),
+				)
 			: startPage;
 	let inFlight = 0;
 	let stopped = false;

@@ -51,6 +51,7 @@ function window(purpose: WindowPurpose, from: number, openedAt: number, to?: num
 		from,
 		...(to === undefined ? {} : { to }),
 		openedAt,
+		readAt: openedAt,
 		uncertainty: 0,
 		nextPage: 1,
 		total: null,

@@ -44,9 +44,9 @@ describe('the Polling Trigger’s description', () => {
 		for (const rule of [
 			'Each change starts the workflow once',
 			'two changes within one second are two',
-			'Invoice Issued comes once per invoice, with the first change of it the trigger sees, unless the invoice was issued before the trigger’s first poll',
+			'Invoice Issued comes once per invoice, with the first change of it the trigger sees, when its issue date lies at most 3 days before and it was not listed when the trigger started',
 			'Invoice Paid, Invoice Cancelled and Asset Retired come once per record',
-			'A poll stays within n8n’s poll budget, so a large backlog comes over several polls',
+			'A poll stays within n8n’s poll budget, so a large burst comes over several polls',
 		]) {
 			expect(notice).toContain(rule);
 		}

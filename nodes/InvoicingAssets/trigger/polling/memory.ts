@@ -48,6 +48,8 @@ export interface OpenWindow {
 	to?: number;
 	/** The service's time of the window's first page (epoch ms). */
 	openedAt: number;
+	/** The service's time of the window's latest page (epoch ms). */
+	readAt: number;
 	/** How far `openedAt` may be off: 0 from the service's Date header, else the listing bound. */
 	uncertainty: number;
 	nextPage: number;
@@ -76,6 +78,8 @@ export interface StoredKind {
 	/** Baseline reads still to finish, in order; nothing is reported before. */
 	baseline: Array<'recent' | 'issued'>;
 	window?: OpenWindow;
+	/** The service's time less n8n's (ms) when last read: the next poll plans its first window by it. */
+	clockOffset?: number;
 }
 
 /** Keys that expire, stored by the day (epoch days) they may be forgotten: compact and exact. */
@@ -125,6 +129,8 @@ export class KindMemory implements ReportedBefore {
 
 	window: OpenWindow | undefined;
 
+	clockOffset: number | undefined;
+
 	/** Record ID → the state read of it at or after `settled`. */
 	private readonly seen = new Map<string, { updatedAt: string; stamp: number; digest: string }>();
 
@@ -143,6 +149,7 @@ export class KindMemory implements ReportedBefore {
 		this.settled = stored.settled;
 		this.baseline = [...stored.baseline];
 		this.window = stored.window;
+		this.clockOffset = stored.clockOffset;
 		for (const [updatedAt, states] of Object.entries(stored.seen)) {
 			const stamp = readServiceTime(updatedAt);
 			if (stamp === undefined) continue;
@@ -243,13 +250,15 @@ export class KindMemory implements ReportedBefore {
 	 * (one page) or exactly (a settle window). What lies before the settled position is forgotten.
 	 */
 	completed(window: OpenWindow, snapshot: boolean) {
-		const { from, to, openedAt, uncertainty } = window;
+		const { from, to, openedAt, readAt, uncertainty } = window;
 		// The window's last second is read again by the next window (a stamp with fractions of
 		// that second lies after its updatedTo), unless it holds a page of changes or more.
 		const lastAgain = to === undefined || this.statesInSecond(to) < MAX_PAGE_SIZE;
+		// A follow read is not exact (what it misses, a settle read finds): its cursor goes on to the
+		// second of its last page, so a burst it read over many pages is not read again from its first.
 		const readTo = Math.min(
 			to === undefined ? Number.POSITIVE_INFINITY : lastAgain ? to : to + SECOND_MS,
-			floorSecond(openedAt - uncertainty),
+			floorSecond((window.purpose === 'follow' ? readAt : openedAt) - uncertainty),
 		);
 		if (window.purpose === 'issued-baseline' || window.purpose === 'baseline') {
 			this.baseline.shift();
@@ -293,6 +302,7 @@ export class KindMemory implements ReportedBefore {
 			final: this.final.toJSON(),
 			baseline: this.baseline,
 			...(this.window ? { window: this.window } : {}),
+			...(this.clockOffset === undefined ? {} : { clockOffset: this.clockOffset }),
 		};
 	}
 }
@@ -317,6 +327,7 @@ export function readStoredKind(value: unknown): StoredKind | undefined {
 		final: objectOr(stored.final, {}),
 		baseline: Array.isArray(stored.baseline) ? stored.baseline : [],
 		...(objectOr(stored.window, undefined) ? { window: stored.window } : {}),
+		...(typeof stored.clockOffset === 'number' ? { clockOffset: stored.clockOffset } : {}),
 	};
 }
 

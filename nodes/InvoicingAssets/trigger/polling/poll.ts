@@ -127,13 +127,19 @@ async function readChanges(
 	const events: PolledEvent[] = [];
 	let failure: unknown;
 	const storedKind = (kind: RecordKind) => readStoredKind(stored[kind]);
+	// The service's clock as the last poll knew it, so that the first window is planned by it.
+	const offsets = kinds.map((kind) => storedKind(kind)?.clockOffset);
+	const clock = new PollClock(
+		deadline,
+		offsets.find((offset) => offset !== undefined),
+	);
 	let unread = [...kinds].sort(
 		(a, b) => (storedKind(a)?.settled ?? -Infinity) - (storedKind(b)?.settled ?? -Infinity),
 	);
 	for (let round = 0; round < 2 && unread.length > 0 && failure === undefined; round++) {
 		const notDone: RecordKind[] = [];
 		for (const [index, kind] of unread.entries()) {
-			const clock = new PollClock(Date.now() + (deadline - Date.now()) / (unread.length - index));
+			clock.deadline = Date.now() + (deadline - Date.now()) / (unread.length - index);
 			try {
 				let memory = memories.get(kind);
 				if (!memory) {
@@ -141,7 +147,9 @@ async function readChanges(
 					memory = known ? new KindMemory(known) : await startKind(client, kind, clock);
 					memories.set(kind, memory);
 				}
-				if (!(await readKind(client, kind, memory, clock, events))) notDone.push(kind);
+				const done = await readKind(client, kind, memory, clock, events, round === 0);
+				memory.clockOffset = clock.offset;
+				if (!done) notDone.push(kind);
 			} catch (error) {
 				failure = error;
 				break;
@@ -180,9 +188,12 @@ async function readKind(
 	memory: KindMemory,
 	clock: PollClock,
 	events: PolledEvent[],
+	firstRound: boolean,
 ): Promise<boolean> {
 	let followed = false;
 	for (let windows = 0; windows < MAX_WINDOWS_PER_POLL; windows++) {
+		// A kind's first window of a poll is read even without time left, so every poll moves on.
+		if ((windows > 0 || !firstRound) && clock.roundsLeft() < 1) return false;
 		// Memory full: the cursor waits, and a follow window read in part gives way to a settle window.
 		if (memory.window?.purpose === 'follow' && memory.seenCount >= MAX_SEEN_STATES) {
 			if (settleDue(memory, clock)) memory.window = undefined;
@@ -231,6 +242,7 @@ function nextWindow(
 		from,
 		...(to === undefined ? {} : { to }),
 		openedAt: now,
+		readAt: now,
 		uncertainty,
 		nextPage: FIRST_PAGE,
 		total: null,

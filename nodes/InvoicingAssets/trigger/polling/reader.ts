@@ -26,10 +26,14 @@ export class PollClock {
 	/** How long one round of page requests (PAGE_CONCURRENCY at once) took, at the slowest lately. */
 	private roundMs: number | undefined;
 
-	/** The service's time less n8n's (ms), from the latest answer with a Date header. */
-	private offset: number | undefined;
-
-	constructor(readonly deadline: number) {}
+	/**
+	 * @param offset the service's time less n8n's (ms), from the latest answer with a Date header
+	 *   (of an earlier poll, until this poll's first answer)
+	 */
+	constructor(
+		public deadline: number,
+		public offset?: number,
+	) {}
 
 	/** The service's time now, and how far it may be off (the listing bound without a Date header). */
 	serviceNow(): { now: number; uncertainty: number } {
@@ -76,10 +80,10 @@ export async function readWindow(
 ): Promise<{ complete: boolean; snapshot: boolean }> {
 	const exact = window.purpose === 'settle' || window.purpose === 'baseline';
 	const take = (page: ListPage<Invoice | Asset>) => {
-		const { now } = clock.serviceNow();
+		window.readAt = page.answeredAt ?? clock.serviceNow().now;
 		accept(
 			page.records.map((record) => ({ kind, record }) as PolledRecord),
-			page.answeredAt ?? now,
+			window.readAt,
 		);
 	};
 	const read = {
@@ -99,6 +103,7 @@ export async function readWindow(
 		clock.measured(Date.now() - started, page?.answeredAt);
 		const { now, uncertainty } = clock.serviceNow();
 		window.openedAt = page?.answeredAt ?? now;
+		window.readAt = window.openedAt;
 		window.uncertainty = uncertainty;
 		if (page) take(page);
 		if (!page || page.endOfList) return { complete: true, snapshot: true };
