@@ -114,18 +114,18 @@ describe('Polling Trigger at month-end', () => {
 		},
 	);
 
-	test('late-listed members of a big second: 1,500 changes in one second, one in ten listed up to 4 minutes late, each once', async () => {
+	test('late-listed members of a big second: 2,500 changes in one second, one in ten listed up to 4 minutes late, each once', async () => {
 		await withTestbed({}, async (bed) => {
 			const polling = pollingWorkflow(bed, ['invoice.issued']);
 			await polling.activate();
 			bed.sim.clock.advance(MINUTE);
 			let made = 0;
 			bed.sim.data.setListingLag(() => (made++ % 10 === 3 ? 4 * MINUTE : 0));
-			const expected = issueMany(bed, 1500);
+			const expected = issueMany(bed, 2500);
 			bed.sim.data.setListingLag(undefined);
 			const first = await polling.poll();
 			if ('error' in first) throw first.error;
-			expect(first.items?.length).toBe(1350);
+			expect(first.items?.length).toBe(2250);
 			await pollUntilQuiet(polling, bed, MINUTE);
 			expectEachOnce(polling, expected);
 		});
@@ -191,6 +191,56 @@ describe('Polling Trigger at month-end', () => {
 			expectEachOnce(polling, [`invoice.issued:${listedAfter}`, `invoice.paid:${listedBefore}`]);
 		});
 	});
+
+	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
+		'overlapping polls during a live burst of 3,000 in one second: the later one leaves the work to the running one, each within its budget; each change once',
+		async () => {
+			await withTestbed({}, async (bed) => {
+				const { sim } = bed;
+				const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
+				await polling.activate();
+				sim.clock.advance(MINUTE);
+				const expected = issueMany(bed, 3000);
+				sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
+				for (let round = 0; round < 20 && allEventIds(polling).length < 3000; round++) {
+					const started = Date.now();
+					const running = polling.poll();
+					await new Promise((resolve) => setTimeout(resolve, 300));
+					const overlapping = await polling.poll();
+					expect(overlapping).toEqual({ items: null });
+					const outcome = await running;
+					if ('error' in outcome) throw outcome.error;
+					expect(Date.now() - started).toBeLessThanOrEqual(1000 + 1500);
+					sim.clock.advance(10_000);
+				}
+				await pollUntilQuiet(polling, bed);
+				expectEachOnce(polling, expected);
+			});
+		},
+	);
+
+	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
+		'a poll stuck past its budget (n8n gives it up) does not keep the next poll from working, and stores nothing when it ends; each change once',
+		async () => {
+			await withTestbed({}, async (bed) => {
+				const { sim } = bed;
+				const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
+				await polling.activate();
+				// The token has expired: the next poll renews it, and the identity service hangs 9 s.
+				sim.clock.advance(61 * MINUTE);
+				const expected = issueMany(bed, 50);
+				sim.faults.add({ route: 'token', latencyMs: 9000, times: 1 });
+				const stuck = polling.poll();
+				await new Promise((resolve) => setTimeout(resolve, 6500));
+				const next = await polling.poll();
+				if ('error' in next) throw next.error;
+				expect(next.items).toHaveLength(50);
+				expect(await stuck).toEqual({ items: null });
+				await pollUntilQuiet(polling, bed);
+				expectEachOnce(polling, expected);
+			});
+		},
+	);
 
 	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
 		'a poll whose list request hangs ends within 1.5 s of its budget, stores nothing, and does not stop the next poll; each change once',
