@@ -5,6 +5,7 @@
  * workflow once: 0 lost, 0 twice.
  */
 import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { POLL_BUDGET_REACHES_THE_NODE, testNeeding2x } from '../../harness/engine';
 import type { PollingWorkflow } from '../../harness/poller';
@@ -205,7 +206,7 @@ describe('Polling Trigger at month-end', () => {
 				for (let round = 0; round < 20 && allEventIds(polling).length < 3000; round++) {
 					const started = Date.now();
 					const running = polling.poll();
-					await new Promise((resolve) => setTimeout(resolve, 300));
+					await sleep(300);
 					const overlapping = await polling.poll();
 					expect(overlapping).toEqual({ items: null });
 					const outcome = await running;
@@ -231,7 +232,7 @@ describe('Polling Trigger at month-end', () => {
 				const expected = issueMany(bed, 50);
 				sim.faults.add({ route: 'token', latencyMs: 9000, times: 1 });
 				const stuck = polling.poll();
-				await new Promise((resolve) => setTimeout(resolve, 6500));
+				await sleep(6500);
 				const next = await polling.poll();
 				if ('error' in next) throw next.error;
 				expect(next.items).toHaveLength(50);
