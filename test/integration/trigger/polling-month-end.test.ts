@@ -49,6 +49,14 @@ function expectEachOnce(polling: PollingWorkflow, expected: Iterable<string>) {
 	expect(new Set(ids)).toEqual(new Set(expected));
 }
 
+/** A published trigger for invoice.issued with a 1 s budget, and `count` invoices issued a minute on. */
+async function burstAfterBaseline(bed: Testbed, count: number) {
+	const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
+	await polling.activate();
+	bed.sim.clock.advance(MINUTE);
+	return { polling, expected: issueMany(bed, count) };
+}
+
 function issueMany(bed: Testbed, count: number, input: IDataObject = {}): string[] {
 	return Array.from(
 		{ length: count },
@@ -198,10 +206,7 @@ describe('Polling Trigger at month-end', () => {
 		async () => {
 			await withTestbed({}, async (bed) => {
 				const { sim } = bed;
-				const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
-				await polling.activate();
-				sim.clock.advance(MINUTE);
-				const expected = issueMany(bed, 3000);
+				const { polling, expected } = await burstAfterBaseline(bed, 3000);
 				sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
 				for (let round = 0; round < 20 && allEventIds(polling).length < 3000; round++) {
 					const started = Date.now();
@@ -248,10 +253,7 @@ describe('Polling Trigger at month-end', () => {
 		async () => {
 			await withTestbed({}, async (bed) => {
 				const { sim } = bed;
-				const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
-				await polling.activate();
-				sim.clock.advance(MINUTE);
-				const expected = issueMany(bed, 50);
+				const { polling, expected } = await burstAfterBaseline(bed, 50);
 				const saved = JSON.stringify(polling.savedStaticData());
 				sim.faults.add({ route: 'invoices.list', latencyMs: 8000, times: 1 });
 				const started = Date.now();

@@ -181,10 +181,10 @@ export class KindMemory implements ReportedBefore {
 		return this.seen.size;
 	}
 
-	/** How many states were read at or after the settled position but before the cursor. */
-	seenBeforeCursor(): number {
+	/** How many states read since the settled position have a stamp that passes `test`. */
+	countSeen(test: (stamp: number) => boolean): number {
 		let count = 0;
-		for (const { stamp } of this.seen.values()) if (stamp < this.cursor) count += 1;
+		for (const { stamp } of this.seen.values()) if (test(stamp)) count += 1;
 		return count;
 	}
 
@@ -253,7 +253,8 @@ export class KindMemory implements ReportedBefore {
 		const { from, to, openedAt, readAt, uncertainty } = window;
 		// The window's last second is read again by the next window (a stamp with fractions of
 		// that second lies after its updatedTo), unless it holds a page of changes or more.
-		const lastAgain = to === undefined || this.statesInSecond(to) < MAX_PAGE_SIZE;
+		const lastAgain =
+			to === undefined || this.countSeen((stamp) => floorSecond(stamp) === to) < MAX_PAGE_SIZE;
 		// A follow read is not exact (what it misses, a settle read finds): its cursor goes on to the
 		// second of its last page, so a burst it read over many pages is not read again from its first.
 		const readTo = Math.min(
@@ -272,12 +273,6 @@ export class KindMemory implements ReportedBefore {
 			this.cursor = Math.max(this.cursor, this.settled);
 		}
 		for (const [id, { stamp }] of this.seen) if (stamp < this.settled) this.seen.delete(id);
-	}
-
-	private statesInSecond(second: number): number {
-		let count = 0;
-		for (const { stamp } of this.seen.values()) if (floorSecond(stamp) === second) count += 1;
-		return count;
 	}
 
 	/** Forgets what can no longer be needed at the service's time `now`. */
@@ -307,28 +302,11 @@ export class KindMemory implements ReportedBefore {
 	}
 }
 
-/** The stored state of a kind, or undefined when there is none or it is of an older form. */
+/** The stored state of a kind, or undefined when there is none (or one of an older form). */
 export function readStoredKind(value: unknown): StoredKind | undefined {
-	if (typeof value !== 'object' || value === null) return undefined;
-	const stored = value as Partial<StoredKind>;
-	const numbers = [stored.start, stored.cursor, stored.settled];
-	if (!numbers.every((entry) => typeof entry === 'number' && Number.isFinite(entry))) {
-		return undefined;
-	}
-	const objectOr = <T>(entry: T | undefined, fallback: T) =>
-		typeof entry === 'object' && entry !== null ? entry : fallback;
-	return {
-		start: stored.start as number,
-		cursor: stored.cursor as number,
-		settled: stored.settled as number,
-		seen: objectOr(stored.seen, {}),
-		unplaced: objectOr(stored.unplaced, {}),
-		issued: objectOr(stored.issued, {}),
-		final: objectOr(stored.final, {}),
-		baseline: Array.isArray(stored.baseline) ? stored.baseline : [],
-		...(objectOr(stored.window, undefined) ? { window: stored.window } : {}),
-		...(typeof stored.clockOffset === 'number' ? { clockOffset: stored.clockOffset } : {}),
-	};
+	const stored = (typeof value === 'object' && value !== null ? value : {}) as Partial<StoredKind>;
+	if (![stored.start, stored.cursor, stored.settled].every(Number.isFinite)) return undefined;
+	return { seen: {}, unplaced: {}, issued: {}, final: {}, baseline: [], ...stored } as StoredKind;
 }
 
 export function timestampOf(ms: number): string {

@@ -2,14 +2,7 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ServiceClient } from '../../transport';
-import {
-	FIRST_PAGE,
-	MAX_PAGE_SIZE,
-	paths,
-	type Asset,
-	type Invoice,
-} from '../../transport/contract';
-import { readPages } from '../../transport/pageReader';
+import { FIRST_PAGE, MAX_PAGE_SIZE } from '../../transport/contract';
 import { readServiceTime } from '../../transport/responses';
 import { ALL_EVENTS, CHOOSE_EVENT_TYPES } from '../../shared/events';
 import {
@@ -37,7 +30,7 @@ import {
 	type OpenWindow,
 	type WindowPurpose,
 } from './memory';
-import { PollClock, readWindow } from './reader';
+import { firstPage, PollClock, readWindow } from './reader';
 
 /** Where the trigger keeps its state in the node's static data. */
 const STATE_KEY = 'pollState';
@@ -167,13 +160,8 @@ export async function startKind(
 	clock: PollClock,
 ): Promise<KindMemory> {
 	const started = Date.now();
-	const first = await readPages(client, {
-		path: kind === 'invoice' ? paths.invoices : paths.assets,
-		limit: 1,
-		pagesInFlight: 1,
-		deadline: clock.deadline,
-	}).next();
-	clock.measured(Date.now() - started, first.done ? undefined : first.value.answeredAt);
+	const page = await firstPage(client, kind, {}, 1, clock.deadline);
+	clock.measured(Date.now() - started, page?.answeredAt);
 	const { now, uncertainty } = clock.serviceNow();
 	return KindMemory.startingAt(now, uncertainty, kind);
 }
@@ -255,7 +243,7 @@ function nextWindow(
 	}
 	if (settleDue(memory, clock)) return open('settle', memory.settled, settleable(clock));
 	if (followed || memory.seenCount >= MAX_SEEN_STATES) return undefined;
-	const fewBetween = memory.seenBeforeCursor() < MAX_PAGE_SIZE / 2;
+	const fewBetween = memory.countSeen((stamp) => stamp < memory.cursor) < MAX_PAGE_SIZE / 2;
 	return open('follow', fewBetween ? memory.settled : memory.cursor);
 }
 
@@ -331,15 +319,11 @@ async function fetchTestEvent(
 	let newest: { event: PolledEvent; at: number } | undefined;
 	for (const kind of kinds) {
 		for (const lookBack of [...TEST_EVENT_LOOKBACK_MS, undefined]) {
-			const page = await readPages<Invoice | Asset>(client, {
-				path: kind === 'invoice' ? paths.invoices : paths.assets,
-				qs: lookBack === undefined ? {} : { updatedFrom: timestampOf(serviceNow - lookBack) },
-				limit: MAX_PAGE_SIZE,
-				pagesInFlight: 1,
-			}).next();
-			if (page.done) continue;
+			const since =
+				lookBack === undefined ? {} : { updatedFrom: timestampOf(serviceNow - lookBack) };
+			const page = await firstPage(client, kind, since, MAX_PAGE_SIZE);
 			let found = false;
-			for (const record of page.value.records) {
+			for (const record of page?.records ?? []) {
 				const polled = { kind, record } as PolledRecord;
 				const id = recordId(polled);
 				if (id === undefined) continue;

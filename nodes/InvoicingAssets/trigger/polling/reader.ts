@@ -86,20 +86,11 @@ export async function readWindow(
 			window.readAt,
 		);
 	};
-	const read = {
-		path: kind === 'invoice' ? paths.invoices : paths.assets,
-		qs: queryOf(window),
-		deadline: clock.deadline,
-	};
+	const read = { path: listPathOf(kind), qs: queryOf(window), deadline: clock.deadline };
 	window.restarts = 0;
 	if (window.nextPage === FIRST_PAGE) {
 		const started = Date.now();
-		const first = await readPages<Invoice | Asset>(client, {
-			...read,
-			limit: MAX_PAGE_SIZE,
-			pagesInFlight: 1,
-		}).next();
-		const page = first.done ? undefined : first.value;
+		const page = await firstPage(client, kind, read.qs, MAX_PAGE_SIZE, clock.deadline);
 		clock.measured(Date.now() - started, page?.answeredAt);
 		const { now, uncertainty } = clock.serviceNow();
 		window.openedAt = page?.answeredAt ?? now;
@@ -170,6 +161,28 @@ export async function readWindow(
 			answeredAt,
 		);
 	}
+}
+
+export function listPathOf(kind: RecordKind): string {
+	return kind === 'invoice' ? paths.invoices : paths.assets;
+}
+
+/** The first page of a list query, alone (`limit` records at most); undefined for no page. */
+export async function firstPage(
+	client: ServiceClient,
+	kind: RecordKind,
+	qs: IDataObject,
+	limit: number,
+	deadline?: number,
+): Promise<ListPage<Invoice | Asset> | undefined> {
+	const first = await readPages<Invoice | Asset>(client, {
+		path: listPathOf(kind),
+		qs,
+		limit,
+		pagesInFlight: 1,
+		deadline,
+	}).next();
+	return first.done ? undefined : first.value;
 }
 
 function queryOf(window: OpenWindow): IDataObject {
