@@ -415,8 +415,16 @@ function reportFigures(
 			reportedItems += ids.length;
 			const seen = new Set(ids);
 			twice += ids.length - seen.size;
-			for (const id of service.expected) if (!seen.has(id)) lost += 1;
+			const lostIds = [...service.expected].filter((id) => !seen.has(id));
+			const twiceIds = ids.filter((id, at) => ids.indexOf(id) !== at);
+			lost += lostIds.length;
 			for (const id of seen) if (!service.expected.has(id)) unexpected += 1;
+			if (lostIds.length > 0 || twiceIds.length > 0) {
+				// What went wrong, so that a red soak says where to look.
+				ctx.say(
+					`polling: ${service.condition}, workflow ${index + 1} (${service.periods[index]} s): lost ${lostIds.length} (${lostIds.slice(0, 6).join(', ')}), twice ${twiceIds.length} (${twiceIds.slice(0, 6).join(', ')})`,
+				);
+			}
 			totalPolls += pollsOf(service, index).length;
 			// At least half the polls the Poll Times schedule while the changes are made.
 			if (service.pollTimes[index] !== EVERY_MINUTE) {

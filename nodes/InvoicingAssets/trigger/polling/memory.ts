@@ -80,6 +80,8 @@ export interface StoredKind {
 	window?: OpenWindow;
 	/** The service's time less n8n's (ms) when last read: the next poll plans its first window by it. */
 	clockOffset?: number;
+	/** The list reports no totalItems: a settle window then reads on to the end of the list. */
+	uncounted?: boolean;
 }
 
 /** Keys that expire, stored by the day (epoch days) they may be forgotten: compact and exact. */
@@ -131,6 +133,8 @@ export class KindMemory implements ReportedBefore {
 
 	clockOffset: number | undefined;
 
+	uncounted: boolean;
+
 	/** Record ID → the state read of it at or after `settled`. */
 	private readonly seen = new Map<string, { updatedAt: string; stamp: number; digest: string }>();
 
@@ -148,7 +152,9 @@ export class KindMemory implements ReportedBefore {
 		this.cursor = stored.cursor;
 		this.settled = stored.settled;
 		this.baseline = [...stored.baseline];
-		this.window = stored.window;
+		// A copy: a read that moves the window on must not change the static data n8n may not save.
+		this.window = stored.window && { ...stored.window };
+		this.uncounted = stored.uncounted === true;
 		this.clockOffset = stored.clockOffset;
 		for (const [updatedAt, states] of Object.entries(stored.seen)) {
 			const stamp = readServiceTime(updatedAt);
@@ -298,6 +304,7 @@ export class KindMemory implements ReportedBefore {
 			baseline: this.baseline,
 			...(this.window ? { window: this.window } : {}),
 			...(this.clockOffset === undefined ? {} : { clockOffset: this.clockOffset }),
+			...(this.uncounted ? { uncounted: true } : {}),
 		};
 	}
 }

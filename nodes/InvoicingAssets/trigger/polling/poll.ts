@@ -201,6 +201,7 @@ async function readKind(
 		);
 		if (!read.complete && memory.window === undefined) continue;
 		if (!read.complete) return false;
+		if (window.purpose !== 'issued-baseline') memory.uncounted = window.total === null;
 		memory.window = undefined;
 		memory.completed(window, read.snapshot);
 		memory.forgetExpired(window.openedAt);
@@ -241,7 +242,11 @@ function nextWindow(
 		const issuedFrom = Math.floor((memory.start - ISSUED_WITHIN_MS) / DAY_MS - 1) * DAY_MS;
 		return open('issued-baseline', issuedFrom, memory.start);
 	}
-	if (settleDue(memory, clock)) return open('settle', memory.settled, settleable(clock));
+	// Without totalItems a record that leaves a window while it is read cannot be noticed, one
+	// that moves within it can (it comes again): a settle window then reads on to the list's end.
+	if (settleDue(memory, clock)) {
+		return open('settle', memory.settled, memory.uncounted ? undefined : settleable(clock));
+	}
 	if (followed || memory.seenCount >= MAX_SEEN_STATES) return undefined;
 	const fewBetween = memory.countSeen((stamp) => stamp < memory.cursor) < MAX_PAGE_SIZE / 2;
 	return open('follow', fewBetween ? memory.settled : memory.cursor);

@@ -97,9 +97,9 @@ export async function readWindow(
 		window.readAt = window.openedAt;
 		window.uncertainty = uncertainty;
 		if (page) take(page);
+		window.total = page?.totalItems ?? null;
 		if (!page || page.endOfList) return { complete: true, snapshot: true };
 		window.nextPage = FIRST_PAGE + 1;
-		window.total = page.totalItems ?? null;
 		if (!goOn(window)) return { complete: false, snapshot: false };
 	}
 	for (;;) {
