@@ -24,10 +24,18 @@ export type PollOutcome = { items: INodeExecutionData[] | null } | { error: Erro
  * workflow is active; the static data is saved (as to n8n's database) after the activation poll
  * and whenever a poll emits items; a restart loads the saved static data into a new workflow
  * object and polls once for the activation ('init'). A poll that throws is n8n's trigger error.
+ *
+ * With `durable`, as n8n 2.41's durable scheduler with durable cursors runs it: every poll gets
+ * the saved static data afresh; the node's static data of the poll run at publishing is kept only
+ * when that poll emits (the workflow's global static data is saved either way), and a scheduled
+ * poll's node static data is committed whether it emits or not.
  */
 export class PollingWorkflow {
 	/** The node's static data as n8n's database holds it (JSON). */
 	private saved = '{}';
+
+	/** The workflow's global static data as n8n's database holds it (JSON). */
+	private savedGlobal = '{}';
 
 	private workflow?: Workflow;
 
@@ -40,23 +48,28 @@ export class PollingWorkflow {
 		private readonly parameters: IDataObject,
 		/** What n8n's getPollBudgetMs answers (2.x engine); n8n-core's default (5 minutes) when not given. */
 		private readonly pollBudgetMs?: number,
+		private readonly durable = false,
 	) {}
 
 	/** Publishing (or n8n starting with the workflow published): the activation poll. */
 	async activate(
 		activation: WorkflowActivateMode = 'activate',
 	): Promise<INodeExecutionData[] | null> {
-		this.workflow = this.newWorkflow(JSON.parse(this.saved) as IDataObject);
+		this.workflow = this.newWorkflow();
 		const items = await this.run(this.workflow, 'trigger', activation);
-		this.save();
+		if (this.durable) this.saveGlobal();
+		else this.save();
 		return items;
 	}
 
 	/** One scheduled poll; a thrown error is returned, as n8n turns it into a trigger error. */
 	async poll(): Promise<PollOutcome> {
 		if (!this.workflow) throw new Error('The workflow is not active');
+		if (this.durable) this.workflow = this.newWorkflow();
 		try {
-			return { items: await this.run(this.workflow, 'trigger', 'activate') };
+			const items = await this.run(this.workflow, 'trigger', this.durable ? 'update' : 'activate');
+			if (this.durable) this.save();
+			return { items };
 		} catch (error) {
 			return { error: error as Error };
 		}
@@ -70,7 +83,7 @@ export class PollingWorkflow {
 
 	/** The editor's Fetch Test Event: a manual poll on a copy of the saved workflow. */
 	async fetchTestEvent(): Promise<INodeExecutionData[] | null> {
-		const workflow = this.newWorkflow(JSON.parse(this.saved) as IDataObject);
+		const workflow = this.newWorkflow();
 		const context = this.context(workflow, 'manual', 'manual');
 		const result = await this.nodeType(workflow).poll!.call(context);
 		return result?.[0] ?? null;
@@ -99,6 +112,11 @@ export class PollingWorkflow {
 		if (!this.workflow) return;
 		const node = this.workflow.getNode(POLLING_NODE_NAME) as INode;
 		this.saved = JSON.stringify(this.workflow.getStaticData('node', node));
+		this.saveGlobal();
+	}
+
+	private saveGlobal() {
+		if (this.workflow) this.savedGlobal = JSON.stringify(this.workflow.getStaticData('global'));
 	}
 
 	private context(
@@ -134,7 +152,7 @@ export class PollingWorkflow {
 		);
 	}
 
-	private newWorkflow(nodeStaticData: IDataObject): Workflow {
+	private newWorkflow(): Workflow {
 		const node: INode = {
 			id: 'polling-trigger',
 			name: POLLING_NODE_NAME,
@@ -154,7 +172,10 @@ export class PollingWorkflow {
 			connections: {},
 			nodeTypes: this.harness.nodeTypes,
 			active: true,
-			staticData: { [`node:${POLLING_NODE_NAME}`]: nodeStaticData },
+			staticData: {
+				global: JSON.parse(this.savedGlobal) as IDataObject,
+				[`node:${POLLING_NODE_NAME}`]: JSON.parse(this.saved) as IDataObject,
+			},
 		});
 	}
 }

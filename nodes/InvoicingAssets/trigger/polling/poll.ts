@@ -57,6 +57,16 @@ const MAX_WINDOWS_PER_POLL = 8;
  */
 const TEST_EVENT_LOOKBACK_MS = [5 * 60_000, DAY_MS, 30 * DAY_MS];
 
+/**
+ * Where each kind's baseline moment is also kept: in the workflow's global static data, by node.
+ * n8n 2.41's durable scheduler keeps the node's static data of the poll it runs at publishing only
+ * when that poll starts an execution, but saves the workflow's global static data after it; the
+ * first scheduled poll then starts from that moment, not its own, so a change made in between is
+ * reported. A kept moment older than START_KEPT_MS is not used.
+ */
+const STARTS_KEY = 'invoicingAssetsPollingStarts';
+export const START_KEPT_MS = 60 * 60_000;
+
 /** Polls of a trigger running in this n8n process, by workflow and node: who runs it, until when. */
 const runningPolls = new Map<string, { poll: object; until: number }>();
 
@@ -84,7 +94,12 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 	try {
 		const staticData = this.getWorkflowStaticData('node');
 		const stored = (staticData[STATE_KEY] ?? {}) as IDataObject;
-		const { memories, events, failure } = await readChanges(client, kinds, stored, deadline);
+		const global = this.getWorkflowStaticData('global');
+		const starts = ((global[STARTS_KEY] ??= {}) as IDataObject)[this.getNode().id] ?? {};
+		// Only a scheduled poll of n8n's durable scheduler ('update') goes on from a kept moment; a
+		// poll at publishing takes a baseline of its own, also when the workflow is published again.
+		const kept = this.getActivationMode() === 'update' ? (starts as Starts) : {};
+		const { memories, events, failure } = await readChanges(client, kinds, stored, deadline, kept);
 		// A poll n8n may have given up: what it read is left to the next poll, which reads it again.
 		if (runningPolls.get(key) !== poll || Date.now() > poll.until) return null;
 		if (failure !== undefined && events.length === 0) throw failure;
@@ -97,6 +112,10 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 		staticData[STATE_KEY] = Object.fromEntries(
 			[...memories].map(([kind, memory]) => [kind, memory.toJSON()]),
 		) as IDataObject;
+		const startsNow = Object.fromEntries([...memories].map(([kind, { start }]) => [kind, start]));
+		if (JSON.stringify(startsNow) !== JSON.stringify(starts)) {
+			(global[STARTS_KEY] as IDataObject)[this.getNode().id] = startsNow;
+		}
 		const reported = events.filter((event) => wanted.has(event.eventType)).sort(byOccurrence);
 		if (reported.length === 0) return null;
 		return [this.helpers.returnJsonArray(reported as unknown as IDataObject[])];
@@ -110,11 +129,14 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
  * the kind furthest behind first; what a kind leaves unused goes, in a second round, to the kinds
  * not done. A failure ends the poll: the events read before it are kept.
  */
+type Starts = Partial<Record<RecordKind, number>>;
+
 async function readChanges(
 	client: ServiceClient,
 	kinds: RecordKind[],
 	stored: IDataObject,
 	deadline: number,
+	starts: Starts,
 ) {
 	const memories = new Map<RecordKind, KindMemory>();
 	const events: PolledEvent[] = [];
@@ -137,7 +159,9 @@ async function readChanges(
 				let memory = memories.get(kind);
 				if (!memory) {
 					const known = storedKind(kind);
-					memory = known ? new KindMemory(known) : await startKind(client, kind, clock);
+					memory = known
+						? new KindMemory(known)
+						: await startKind(client, kind, clock, starts[kind]);
 					memories.set(kind, memory);
 				}
 				const done = await readKind(client, kind, memory, clock, events, round === 0);
@@ -153,17 +177,22 @@ async function readChanges(
 	return { memories, events, failure };
 }
 
-/** A kind's first poll: where it starts, by the service's clock (one one-record request). */
+/**
+ * A kind's first poll: where it starts, by the service's clock (one one-record request), or at
+ * the moment kept for it by a poll less than START_KEPT_MS before.
+ */
 export async function startKind(
 	client: ServiceClient,
 	kind: RecordKind,
 	clock: PollClock,
+	kept?: number,
 ): Promise<KindMemory> {
 	const started = Date.now();
 	const page = await firstPage(client, kind, {}, 1, clock.deadline);
 	clock.measured(Date.now() - started, page?.answeredAt);
 	const { now, uncertainty } = clock.serviceNow();
-	return KindMemory.startingAt(now, uncertainty, kind);
+	const recent = typeof kept === 'number' && kept <= now && now - kept <= START_KEPT_MS;
+	return KindMemory.startingAt(recent ? kept : now, uncertainty, kind);
 }
 
 /**
