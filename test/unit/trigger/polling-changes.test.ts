@@ -55,7 +55,6 @@ function window(purpose: WindowPurpose, from: number, openedAt: number, to?: num
 		uncertainty: 0,
 		nextPage: 1,
 		total: null,
-		restarts: 0,
 	};
 }
 

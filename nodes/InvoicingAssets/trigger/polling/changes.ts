@@ -24,13 +24,10 @@ export type PollableEventType = (typeof POLLABLE_EVENT_TYPES)[number];
 
 export type RecordKind = 'invoice' | 'asset';
 
-export const KIND_OF_EVENT: Record<PollableEventType, RecordKind> = {
-	'invoice.issued': 'invoice',
-	'invoice.paid': 'invoice',
-	'invoice.cancelled': 'invoice',
-	'asset.updated': 'asset',
-	'asset.retired': 'asset',
-};
+/** The record kind an event type is about: its first word. */
+export function kindOf(eventType: string): RecordKind {
+	return eventType.startsWith('invoice.') ? 'invoice' : 'asset';
+}
 
 export const SECOND_MS = 1000;
 export const DAY_MS = 24 * 60 * 60 * SECOND_MS;

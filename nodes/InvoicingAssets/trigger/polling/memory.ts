@@ -27,7 +27,7 @@ export const ISSUED_WITHIN_MS = 3 * DAY_MS;
 /** A final state reported (paid, cancelled, retired) is remembered this long: not reported again. */
 export const FINAL_REMEMBERED_MS = 30 * DAY_MS;
 
-/** A record whose stamp the trigger cannot place is remembered this long after it was last listed. */
+/** A state of a record whose stamp the trigger cannot place is remembered this long after it was last listed. */
 export const UNPLACED_REMEMBERED_MS = DAY_MS;
 
 /**
@@ -55,8 +55,6 @@ export interface OpenWindow {
 	nextPage: number;
 	/** The total the last page reported; null when the service does not count. */
 	total: number | null;
-	/** Times the window started again in this poll because its pages moved. */
-	restarts: number;
 }
 
 /** What the trigger keeps per record kind in the workflow's static data. */
@@ -69,8 +67,8 @@ export interface StoredKind {
 	settled: number;
 	/** The states read at or after `settled`: updatedAt as given → record ID → digest. */
 	seen: Record<string, Record<string, string>>;
-	/** Records whose stamp cannot be placed: ID → [digest and updatedAt, last listed (epoch s)]. */
-	unplaced: Record<string, [string, number]>;
+	/** States of records whose stamp cannot be placed (`ID digest updatedAt`), by the day they may be forgotten. */
+	unplaced: Record<string, string[]>;
 	/** Invoices reported (or listed before the start) as issued, by the day they may be forgotten. */
 	issued: Record<string, string[]>;
 	/** Final states reported (`paid INV-1`), by the day they may be forgotten. */
@@ -138,7 +136,7 @@ export class KindMemory implements ReportedBefore {
 	/** Record ID → the state read of it at or after `settled`. */
 	private readonly seen = new Map<string, { updatedAt: string; stamp: number; digest: string }>();
 
-	private readonly unplaced: Map<string, [string, number]>;
+	private readonly unplaced: ExpiringSet;
 
 	private readonly issued: ExpiringSet;
 
@@ -163,7 +161,7 @@ export class KindMemory implements ReportedBefore {
 				this.seen.set(id, { updatedAt, stamp, digest });
 			}
 		}
-		this.unplaced = new Map(Object.entries(stored.unplaced));
+		this.unplaced = new ExpiringSet(stored.unplaced);
 		this.issued = new ExpiringSet(stored.issued);
 		this.final = new ExpiringSet(stored.final);
 	}
@@ -171,16 +169,11 @@ export class KindMemory implements ReportedBefore {
 	/** A kind that starts now: the baseline reads come first. */
 	static startingAt(now: number, uncertainty: number, kind: 'invoice' | 'asset'): KindMemory {
 		const start = floorSecond(now);
-		return new KindMemory({
-			start,
-			cursor: start,
-			settled: floorSecond(now - LISTED_WITHIN_MS - uncertainty),
-			seen: {},
-			unplaced: {},
-			issued: {},
-			final: {},
-			baseline: kind === 'invoice' ? ['recent', 'issued'] : ['recent'],
-		});
+		const settled = floorSecond(now - LISTED_WITHIN_MS - uncertainty);
+		const baseline = kind === 'invoice' ? ['recent', 'issued'] : ['recent'];
+		return new KindMemory(
+			readStoredKind({ start, cursor: start, settled, baseline }) as StoredKind,
+		);
 	}
 
 	get seenCount(): number {
@@ -219,12 +212,11 @@ export class KindMemory implements ReportedBefore {
 				return [];
 			}
 			this.seen.set(id, { updatedAt, stamp, digest });
-			this.unplaced.delete(id);
 		} else {
-			const key = `${digest} ${updatedAt}`;
-			const known = this.unplaced.get(id)?.[0];
-			this.unplaced.set(id, [key, Math.floor(now / SECOND_MS)]);
-			if (known === key) return [];
+			const key = `${id} ${digest} ${updatedAt}`;
+			const known = this.unplaced.has(key);
+			this.unplaced.add(key, now + UNPLACED_REMEMBERED_MS);
+			if (known) return [];
 		}
 		const events = eventsOf(polled, id, digest, this);
 		return window.purpose === 'baseline' ? [] : events;
@@ -283,11 +275,7 @@ export class KindMemory implements ReportedBefore {
 
 	/** Forgets what can no longer be needed at the service's time `now`. */
 	forgetExpired(now: number) {
-		this.issued.forgetBefore(now);
-		this.final.forgetBefore(now);
-		for (const [id, [, lastListed]] of this.unplaced) {
-			if (lastListed * SECOND_MS + UNPLACED_REMEMBERED_MS < now) this.unplaced.delete(id);
-		}
+		for (const memory of [this.issued, this.final, this.unplaced]) memory.forgetBefore(now);
 	}
 
 	toJSON(): StoredKind {
@@ -298,7 +286,7 @@ export class KindMemory implements ReportedBefore {
 			cursor: this.cursor,
 			settled: this.settled,
 			seen,
-			unplaced: Object.fromEntries(this.unplaced),
+			unplaced: this.unplaced.toJSON(),
 			issued: this.issued.toJSON(),
 			final: this.final.toJSON(),
 			baseline: this.baseline,

@@ -4,18 +4,17 @@ import { NodeOperationError } from 'n8n-workflow';
 import { ServiceClient } from '../../transport';
 import { FIRST_PAGE, MAX_PAGE_SIZE } from '../../transport/contract';
 import { readServiceTime } from '../../transport/responses';
-import { ALL_EVENTS, CHOOSE_EVENT_TYPES } from '../../shared/events';
+import { CHOOSE_EVENT_TYPES, selectedEventTypes } from '../../shared/events';
 import {
 	byOccurrence,
 	DAY_MS,
 	eventsOf,
 	digestOf,
 	floorSecond,
-	KIND_OF_EVENT,
+	kindOf,
 	POLLABLE_EVENT_TYPES,
 	recordId,
 	SECOND_MS,
-	type PollableEventType,
 	type PolledEvent,
 	type PolledRecord,
 	type RecordKind,
@@ -79,12 +78,13 @@ const runningPolls = new Map<string, { poll: object; until: number }>();
  */
 export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const wanted = readWantedEvents(this);
-	const kinds = [...new Set([...wanted].map((type) => KIND_OF_EVENT[type as PollableEventType]))];
+	const kinds = [...new Set([...wanted].map(kindOf))];
 	const client = new ServiceClient(this);
 	if (this.getMode() === 'manual') return await fetchTestEvent(this, client, kinds, wanted);
 
-	const budget = Math.min(pollBudgetMs(this), MAX_POLL_MS);
-	const deadline = Date.now() + budget;
+	// n8n's poll budget (2.38 and later; no such method before).
+	const budget = (this as Partial<IPollFunctions>).getPollBudgetMs?.() || MAX_POLL_MS;
+	const deadline = Date.now() + Math.min(budget, MAX_POLL_MS);
 	const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 	const running = runningPolls.get(key);
 	// Polls that overlap (n8n's legacy scheduler): the one running goes on alone.
@@ -124,13 +124,13 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 	}
 }
 
+type Starts = Partial<Record<RecordKind, number>>;
+
 /**
  * Reads each kind's windows until the deadline. Each kind may take its share of the time left,
  * the kind furthest behind first; what a kind leaves unused goes, in a second round, to the kinds
  * not done. A failure ends the poll: the events read before it are kept.
  */
-type Starts = Partial<Record<RecordKind, number>>;
-
 async function readChanges(
 	client: ServiceClient,
 	kinds: RecordKind[],
@@ -143,11 +143,8 @@ async function readChanges(
 	let failure: unknown;
 	const storedKind = (kind: RecordKind) => readStoredKind(stored[kind]);
 	// The service's clock as the last poll knew it, so that the first window is planned by it.
-	const offsets = kinds.map((kind) => storedKind(kind)?.clockOffset);
-	const clock = new PollClock(
-		deadline,
-		offsets.find((offset) => offset !== undefined),
-	);
+	const offset = kinds.map((kind) => storedKind(kind)?.clockOffset).find(Number.isFinite);
+	const clock = new PollClock(deadline, offset);
 	let unread = [...kinds].sort(
 		(a, b) => (storedKind(a)?.settled ?? -Infinity) - (storedKind(b)?.settled ?? -Infinity),
 	);
@@ -156,14 +153,11 @@ async function readChanges(
 		for (const [index, kind] of unread.entries()) {
 			clock.deadline = Date.now() + (deadline - Date.now()) / (unread.length - index);
 			try {
-				let memory = memories.get(kind);
-				if (!memory) {
-					const known = storedKind(kind);
-					memory = known
-						? new KindMemory(known)
-						: await startKind(client, kind, clock, starts[kind]);
-					memories.set(kind, memory);
-				}
+				const known = storedKind(kind);
+				const memory =
+					memories.get(kind) ??
+					(known ? new KindMemory(known) : await startKind(client, kind, clock, starts[kind]));
+				memories.set(kind, memory);
 				const done = await readKind(client, kind, memory, clock, events, round === 0);
 				memory.clockOffset = clock.offset;
 				if (!done) notDone.push(kind);
@@ -177,10 +171,7 @@ async function readChanges(
 	return { memories, events, failure };
 }
 
-/**
- * A kind's first poll: where it starts, by the service's clock (one one-record request), or at
- * the moment kept for it by a poll less than START_KEPT_MS before.
- */
+/** A kind's first poll: it starts now by the service's clock (one request), or at a recent kept moment. */
 export async function startKind(
 	client: ServiceClient,
 	kind: RecordKind,
@@ -264,7 +255,6 @@ function nextWindow(
 		uncertainty,
 		nextPage: FIRST_PAGE,
 		total: null,
-		restarts: 0,
 	});
 	if (memory.baseline[0] === 'recent') return open('baseline', memory.settled, memory.start);
 	if (memory.baseline[0] === 'issued') {
@@ -310,25 +300,15 @@ function settleDue(memory: KindMemory, clock: PollClock): boolean {
 	);
 }
 
-/** How long n8n lets this poll take (n8n 2.38 and later), else MAX_POLL_MS. */
-function pollBudgetMs(context: IPollFunctions): number {
-	const budget = (context as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>).getPollBudgetMs?.();
-	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? budget : MAX_POLL_MS;
-}
-
 function readWantedEvents(context: IPollFunctions): Set<string> {
-	const value = context.getNodeParameter('events', []) as unknown;
-	const chosen = (Array.isArray(value) ? value : [value]).filter(
-		(entry): entry is string => typeof entry === 'string' && entry !== '',
+	const chosen = selectedEventTypes(context.getNodeParameter('events', []));
+	const pollable: readonly string[] = POLLABLE_EVENT_TYPES;
+	const wanted = new Set(
+		chosen === null ? pollable : (chosen ?? []).filter((type) => pollable.includes(type)),
 	);
-	const wanted = chosen.includes(ALL_EVENTS)
-		? new Set<string>(POLLABLE_EVENT_TYPES)
-		: new Set(
-				chosen.filter((entry) => (POLLABLE_EVENT_TYPES as readonly string[]).includes(entry)),
-			);
 	if (wanted.size === 0) {
 		throw new NodeOperationError(context.getNode(), 'No event is selected', {
-			description: `In Events, ${CHOOSE_EVENT_TYPES}. The Polling Trigger can see: ${POLLABLE_EVENT_TYPES.join(', ')}.`,
+			description: `In Events, ${CHOOSE_EVENT_TYPES}. The Polling Trigger can see: ${pollable.join(', ')}.`,
 		});
 	}
 	return wanted;

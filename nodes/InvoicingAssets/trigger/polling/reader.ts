@@ -26,12 +26,9 @@ export class PollClock {
 	/** How long one round of page requests (PAGE_CONCURRENCY at once) took, at the slowest lately. */
 	private roundMs: number | undefined;
 
-	/**
-	 * @param offset the service's time less n8n's (ms), from the latest answer with a Date header
-	 *   (of an earlier poll, until this poll's first answer)
-	 */
 	constructor(
 		public deadline: number,
+		/** The service's time less n8n's (ms), from the latest answer with a Date header. */
 		public offset?: number,
 	) {}
 
@@ -87,7 +84,7 @@ export async function readWindow(
 		);
 	};
 	const read = { path: listPathOf(kind), qs: queryOf(window), deadline: clock.deadline };
-	window.restarts = 0;
+	let restarts = 0;
 	if (window.nextPage === FIRST_PAGE) {
 		const started = Date.now();
 		const page = await firstPage(client, kind, read.qs, MAX_PAGE_SIZE, clock.deadline);
@@ -139,22 +136,20 @@ export async function readWindow(
 			return 'more';
 		};
 		const pagesMoved = await readPageRounds().catch(async (error: unknown) =>
-			error instanceof ListReadError && window.restarts < READ_ATTEMPTS
+			error instanceof ListReadError && restarts < READ_ATTEMPTS
 				? error
 				: await Promise.reject(error),
 		);
 		if (pagesMoved === 'complete') return { complete: true, snapshot: false };
 		if (pagesMoved === 'paused') return { complete: false, snapshot: false };
+		// The list moved under the read: a short page before its total (records left it: the page
+		// before is read again), or a page of records given already (records came into it: a
+		// follow window reads on after that page, another starts again).
 		if (pagesMoved instanceof ListReadError) {
-			// The list moved under the read: a short page before its total (records left it, so
-			// read the page before again), or a page of records given already (records came into
-			// it: a follow window reads on after that page, another starts again).
-			if (pagesMoved instanceof PagesDoNotAddUpError) {
-				window.nextPage = Math.max(FIRST_PAGE, window.nextPage - 1);
-			} else {
-				window.nextPage = exact ? FIRST_PAGE : window.nextPage + 1;
-			}
-			window.restarts += 1;
+			const back = pagesMoved instanceof PagesDoNotAddUpError;
+			window.nextPage =
+				back || exact ? Math.max(FIRST_PAGE, back ? window.nextPage - 1 : 1) : window.nextPage + 1;
+			restarts += 1;
 		}
 		clock.measured(
 			(Date.now() - started) / Math.max(1, Math.ceil(pagesRead / PAGE_CONCURRENCY)),
