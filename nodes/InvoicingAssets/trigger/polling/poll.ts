@@ -94,8 +94,8 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 	try {
 		const staticData = this.getWorkflowStaticData('node');
 		const stored = (staticData[STATE_KEY] ?? {}) as IDataObject;
-		const global = this.getWorkflowStaticData('global');
-		const starts = ((global[STARTS_KEY] ??= {}) as IDataObject)[this.getNode().id] ?? {};
+		const workflowData = this.getWorkflowStaticData('global');
+		const starts = ((workflowData[STARTS_KEY] ??= {}) as IDataObject)[this.getNode().id] ?? {};
 		// Only a scheduled poll of n8n's durable scheduler ('update') goes on from a kept moment; a
 		// poll at publishing takes a baseline of its own, also when the workflow is published again.
 		const kept = this.getActivationMode() === 'update' ? (starts as Starts) : {};
@@ -114,7 +114,7 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 		) as IDataObject;
 		const startsNow = Object.fromEntries([...memories].map(([kind, { start }]) => [kind, start]));
 		if (JSON.stringify(startsNow) !== JSON.stringify(starts)) {
-			(global[STARTS_KEY] as IDataObject)[this.getNode().id] = startsNow;
+			(workflowData[STARTS_KEY] as IDataObject)[this.getNode().id] = startsNow;
 		}
 		const reported = events.filter((event) => wanted.has(event.eventType)).sort(byOccurrence);
 		if (reported.length === 0) return null;
