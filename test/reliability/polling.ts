@@ -15,8 +15,8 @@
  * - backlogs larger than one poll's budget: bursts of invoices (10 a second by the service's
  *   clock) read by an n8n on its durable scheduler with durable cursors and a 10 s poll timeout (a
  *   budget of 5 s); at full size 2,000 at 1,000 ms per list request, more than a poll can read in
- *   its budget, so polls narrow their windows; at CI size one burst of 1,200 at 500 ms, which a
- *   poll reads whole (test/e2e/polling-backlog.test.ts drains a backlog beyond the budget in CI).
+ *   its budget, so a window is read page by page over several polls; at CI size one burst of 1,200
+ *   at 500 ms (test/e2e/polling-backlog.test.ts drains a burst beyond the budget in CI).
  *
  * Every workflow must report every change made after its baseline once: lost, twice and
  * unexpected are counted per condition, all 0. The workflows poll every 10 s (15 s at full size,
@@ -486,7 +486,7 @@ function reportFigures(
 			'requests of the poll after the last change was reported (All Events)',
 			idleRequests,
 			'—',
-			'it reads the last 5 minutes of changes again (the overlap): one list request per 100 such changes per record kind; once nothing has changed for 5 minutes, one request per kind (the in-process test "an idle poll costs one list request per record kind")',
+			'a follow read and, once they are 5 minutes old, a settle read of the last changes: one list request per 100 such changes per record kind; once they are settled, one request per kind (the in-process test "an idle poll costs one list request per record kind")',
 		);
 }
 
