@@ -84,6 +84,12 @@ function findNetworkCode(error: Loose, depth = 0): string | undefined {
 	return findNetworkCode(error.cause as Loose, depth + 1);
 }
 
+/** The HTTP status of a NodeApiError from the transport (its `httpCode`), if it has one. */
+export function httpStatusOf(error: unknown): number | undefined {
+	const code = Number((error as { httpCode?: unknown } | undefined)?.httpCode);
+	return Number.isInteger(code) && code >= 100 ? code : undefined;
+}
+
 /** Whether the service may have acted on a request that failed this way (its answer was lost or was a fault). */
 export function mayHaveActed(failure: HttpFailure): boolean {
 	if (failure.status === undefined) return failure.code !== undefined;

@@ -8,9 +8,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { isHttpsAddress, JSON_MEDIA_TYPE, paths, type Subscription } from './contract';
+import { isHttpsAddress, JSON_MEDIA_TYPE } from './contract';
 import { toNodeApiError, type HttpFailure } from './errors';
-import { readAllPages, SUBSCRIPTION_LIST } from './pageReader';
 import { readRecord } from './responses';
 import { DEFAULT_RETRY_POLICY, sendWithRetries, type RetryPolicy } from './retry';
 import {
@@ -160,18 +159,6 @@ export class ServiceClient {
 	/** The node this client runs for, to name in errors. */
 	getNode(): INode {
 		return this.context.getNode();
-	}
-
-	/**
-	 * Every subscription of the API key, page after page when the list answers the page envelope.
-	 * An answer that cannot be read is an error, never an empty list: taken for one, the trigger
-	 * would subscribe a second time.
-	 */
-	async listSubscriptions(itemIndex?: number): Promise<Subscription[]> {
-		// One page at a time: the list is assumed whole in one answer, and a page size the service
-		// chose is known only from its answer.
-		const read = { path: paths.subscriptions, itemIndex, pagesInFlight: 1 };
-		return await readAllPages(this, read, SUBSCRIPTION_LIST);
 	}
 
 	/** The credential as the run's requests are sent with it now. */

@@ -5,6 +5,7 @@ import {
 	FIRST_PAGE,
 	MAX_PAGE_SIZE,
 	pageQuery,
+	paths,
 	SERVICE_TIME_HEADER,
 	type Subscription,
 } from './contract';
@@ -107,7 +108,7 @@ interface ListShape<T> {
 
 const ENVELOPE: ListShape<never> = { read: readListPage, pagedByService: false };
 
-export const SUBSCRIPTION_LIST: ListShape<Subscription> = {
+const SUBSCRIPTION_LIST: ListShape<Subscription> = {
 	read: readSubscriptionList,
 	pagedByService: true,
 	unreadable: {
@@ -366,6 +367,21 @@ export async function* readPages<T>(
 	} finally {
 		stopped = true;
 	}
+}
+
+/**
+ * Every subscription of the API key, page after page when the list answers the page envelope.
+ * An answer that cannot be read is an error, never an empty list: taken for one, the trigger
+ * would subscribe a second time.
+ */
+export async function listSubscriptions(
+	client: ServiceClient,
+	itemIndex?: number,
+): Promise<Subscription[]> {
+	// One page at a time: the list is assumed whole in one answer, and a page size the service
+	// chose is known only from its answer.
+	const read = { path: paths.subscriptions, itemIndex, pagesInFlight: 1 };
+	return await readAllPages(client, read, SUBSCRIPTION_LIST);
 }
 
 /** Every record of a list, or its first `limit` (Get Many, the subscription list). */

@@ -24,6 +24,11 @@ export function withoutTrailingSlashes(url: unknown): string {
 		.replace(/\/+$/, '');
 }
 
+/** The credential's Client ID as the token request sends it and the trigger records it: trimmed. */
+export function clientIdOf(credentials: ICredentialDataDecryptedObject): string {
+	return String(credentials.clientId ?? '').trim();
+}
+
 /** The credential fields a token is obtained for, as the token request and the requests use them. */
 function boundFields(credentials: ICredentialDataDecryptedObject): string[] {
 	const text = (name: string) => String(credentials[name] ?? '').trim();
@@ -33,7 +38,7 @@ function boundFields(credentials: ICredentialDataDecryptedObject): string[] {
 		address('baseUrl'),
 		address('identityUrl'),
 		text('scope'),
-		text('clientId'),
+		clientIdOf(credentials),
 	];
 }
 
@@ -65,9 +70,4 @@ export function tokenFor(credentials: ICredentialDataDecryptedObject): string | 
 /** Whether the stored token field holds a token usable with `credentials`. */
 export function holdsUsableToken(credentials: ICredentialDataDecryptedObject): boolean {
 	return tokenFor(credentials) !== undefined;
-}
-
-/** Whether a stored token field's value (`bindToken`'s) is usable with `credentials`. */
-export function isBoundTo(stored: string, credentials: ICredentialDataDecryptedObject): boolean {
-	return holdsUsableToken({ ...credentials, accessToken: stored });
 }

@@ -7,13 +7,16 @@ import {
 	type ServiceEvent,
 } from '../transport/contract';
 import { isServiceEvent, readServiceTime } from '../transport/responses';
+import { CREDENTIAL_TYPE } from '../transport/tokenRenewal';
 import { deliveryKeyMatches } from './deliveryKey';
-import { warnIfMadeWithAnotherKey } from './keyNotice';
 import { forgetUnlessAcknowledged, isFirstDelivery } from './recentEvents';
 import {
+	logLine,
+	ownershipOf,
 	readRetiringSubscriptions,
 	readStoredSubscription,
 	type RetiringSubscription,
+	type StoredSubscription,
 } from './state';
 
 /** The body of every 200 answer, instead of n8n's default text. */
@@ -80,6 +83,48 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		webhookResponse: acknowledgement(),
 		workflowData: [this.helpers.returnJsonArray(eventJson(body))],
 	};
+}
+
+/**
+ * How often, at most, webhook() reads a trigger's credential (in this n8n process) to see whether
+ * its subscription was made with an API key the credential no longer holds: rarely enough to keep
+ * the delivery path fast, often enough to be seen in the day the README leaves before the old key
+ * is deleted.
+ */
+export const KEY_CHECK_INTERVAL_MS = 5 * 60_000;
+
+/**
+ * When the credential was last read, per trigger (workflow, node and URL) and subscription: a new
+ * subscription (a publish) is checked at its first delivery.
+ */
+const lastKeyChecks = new Map<string, number>();
+
+/**
+ * Logs a warning when the subscription that delivers to this trigger was made with another API
+ * key or Base URL than the credential holds now: a published workflow left out of the README's
+ * step 3 (unpublish and publish) would stop without a word once the old key is deleted. At most
+ * one credential read per trigger every KEY_CHECK_INTERVAL_MS; a read that fails says nothing.
+ */
+async function warnIfMadeWithAnotherKey(
+	context: IWebhookFunctions,
+	trigger: string,
+	stored: StoredSubscription,
+): Promise<void> {
+	if (stored.clientId === undefined) return;
+	const now = Date.now();
+	const checked = `${trigger} ${stored.subscriptionId}`;
+	const last = lastKeyChecks.get(checked);
+	if (last !== undefined && now - last < KEY_CHECK_INTERVAL_MS) return;
+	lastKeyChecks.set(checked, now);
+	const credentials = await context.getCredentials(CREDENTIAL_TYPE).catch(() => undefined);
+	if (!credentials) return;
+	const ownership = ownershipOf(stored, context.getWorkflow().id, credentials);
+	if (ownership.owner !== 'another key') return;
+	logLine(
+		context,
+		'warn',
+		`this workflow's subscription ${stored.subscriptionId} was created with ${ownership.madeWith}. Unpublish this workflow and publish it again (n8n 1.x: deactivate, then activate) before that key is deleted: its events stop with that key, and nothing else will say so`,
+	);
 }
 
 /** Answers the request directly; n8n then sends nothing else and starts no execution. */

@@ -1,10 +1,19 @@
-import type { IDataObject } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHookFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
+
+import { clientIdOf } from '../transport/tokenBinding';
+import { baseUrlOf } from '../transport/tokenRenewal';
 
 /**
  * What the trigger keeps in its node static data: the ID of the subscription it created and the
  * SHA-256 (hex) of that subscription's delivery key, never the key; and the subscriptions it had
  * to leave to an API key the credential no longer holds (retiring, see below). Only the lifecycle
- * methods (checkExists, create, delete) write it; webhook() only reads it.
+ * methods (checkExists, create, delete) write it; webhook() only reads it. Also whose a stored
+ * subscription is, and the trigger's lines in n8n's log.
  */
 const SUBSCRIPTION_ID = 'subscriptionId';
 const DELIVERY_KEY_HASH = 'deliveryKeyHash';
@@ -174,4 +183,52 @@ export function noteReplacement(
 			entry.replaced ? entry : { ...entry, ...replacement, replaced: true },
 		),
 	);
+}
+
+/**
+ * Whose the stored subscription is:
+ * - this trigger's, made with the API key and Base URL the credential holds now (or stored by a
+ *   version of the package that did not say whose it was);
+ * - another workflow's: its static data was copied, e.g. by an import;
+ * - another key's: made with an API key or Base URL the credential no longer holds (the key was
+ *   replaced, the environment switched). `madeWith` says which, for n8n's log.
+ */
+export type Ownership =
+	| { owner: 'this trigger' }
+	| { owner: 'another workflow' }
+	| { owner: 'another key'; madeWith: string };
+
+export function ownershipOf(
+	stored: StoredSubscription,
+	workflowId: string | undefined,
+	credentials: ICredentialDataDecryptedObject,
+): Ownership {
+	if (stored.workflowId !== undefined && stored.workflowId !== workflowId) {
+		return { owner: 'another workflow' };
+	}
+	if (stored.clientId === undefined) return { owner: 'this trigger' };
+	const clientId = clientIdOf(credentials);
+	const baseUrl = baseUrlOf(credentials);
+	if (stored.clientId === clientId && (stored.baseUrl ?? baseUrl) === baseUrl) {
+		return { owner: 'this trigger' };
+	}
+	return {
+		owner: 'another key',
+		madeWith:
+			stored.clientId === clientId
+				? `the Base URL ${stored.baseUrl ?? ''}, which the credential no longer uses`
+				: `the API key with client ID '${stored.clientId}', which the credential no longer holds`,
+	};
+}
+
+/** A line of this trigger in n8n's log, naming the workflow and the node. */
+export function logLine(
+	context: IHookFunctions | IWebhookFunctions,
+	level: 'info' | 'warn',
+	text: string,
+): void {
+	context.logger[level](`Invoicing & Assets Trigger: ${text}`, {
+		workflowId: context.getWorkflow().id,
+		node: context.getNode().name,
+	});
 }

@@ -12,7 +12,7 @@ import {
 	readCreatedSubscriptionId,
 	readSubscriptionList,
 } from '../../../nodes/InvoicingAssets/transport/responses';
-import { saysSubscriptionNotFound } from '../../../nodes/InvoicingAssets/trigger/serviceCalls';
+import { saysSubscriptionNotFound } from '../../../nodes/InvoicingAssets/trigger/subscription';
 
 /** The subscription and event parts of the contract, as the trigger reads them. */
 const GUID = '3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47';
