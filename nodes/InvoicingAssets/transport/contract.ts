@@ -18,9 +18,6 @@ export const GRANT_PATH = '/B2C_1A_DP_ClientCredentialsFlow/oauth2/v2.0/token';
 /** spec: the scope names the API resource and ends with this suffix. */
 export const SCOPE_SUFFIX = '/.default';
 
-/** spec: an access token is valid for 60 minutes. */
-export const ACCESS_TOKEN_LIFETIME_SECONDS = 60 * 60;
-
 /** spec: an API key expires at most twelve months after its creation. */
 export const API_KEY_MAX_LIFETIME_MONTHS = 12;
 
@@ -92,8 +89,6 @@ export const paths = {
 };
 
 /** spec: timestamps are UTC, `YYYY-MM-DDTHH:MM:SSZ`. */
-export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-
 export function toServiceTimestamp(date: Date): string {
 	return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

@@ -6,12 +6,17 @@ import type {
 	IN8nHttpFullResponse,
 	INode,
 } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { isHttpsAddress, JSON_MEDIA_TYPE } from './contract';
 import { toNodeApiError, type HttpFailure } from './errors';
 import { readRecord } from './responses';
-import { DEFAULT_RETRY_POLICY, sendWithRetries, type RetryPolicy } from './retry';
+import {
+	DEFAULT_RETRY_POLICY,
+	sendWithRetries,
+	waitUnlessCancelled,
+	type RetryPolicy,
+} from './retry';
 import {
 	AuthenticatedSender,
 	baseUrlOf,
@@ -108,7 +113,8 @@ export class ServiceClient {
 				wait: async (ms) => {
 					if (request.deadline !== undefined && Date.now() + ms >= request.deadline) return false;
 					options.timeout = this.timeoutBefore(request.deadline, ms);
-					return await this.waitUnlessCancelled(ms);
+					const execution = this.context as Partial<IExecuteFunctions>;
+					return await waitUnlessCancelled(ms, execution.getExecutionCancelSignal?.());
 				},
 			},
 		);
@@ -138,22 +144,6 @@ export class ServiceClient {
 		if (deadline === undefined) return REQUEST_TIMEOUT_MS;
 		const left = deadline + DEADLINE_GRACE_MS - Date.now() - waitMs;
 		return Math.max(DEADLINE_GRACE_MS, Math.min(REQUEST_TIMEOUT_MS, left));
-	}
-
-	/** Waits `ms`; false when the execution was cancelled meanwhile (the wait then ends at once). */
-	private async waitUnlessCancelled(ms: number): Promise<boolean> {
-		const signal = (this.context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.();
-		if (!signal) {
-			await sleep(ms);
-			return true;
-		}
-		if (signal.aborted) return false;
-		let onAbort = () => {};
-		const aborted = new Promise<void>((resolve) => (onAbort = resolve));
-		signal.addEventListener('abort', onAbort, { once: true });
-		await Promise.race([sleep(ms), aborted]);
-		signal.removeEventListener('abort', onAbort);
-		return !signal.aborted;
 	}
 
 	/** The node this client runs for, to name in errors. */

@@ -198,7 +198,7 @@ export async function* readPages<T>(
 			shape.unreadable?.description(detail) ?? description,
 			read.itemIndex,
 		);
-	const differently = (detail: string) =>
+	const pagedOtherwise = (detail: string) =>
 		failure(
 			ListReadError,
 			'The service pages this list differently from the contract, so the node cannot read it whole',
@@ -216,7 +216,7 @@ export async function* readPages<T>(
 	// Checked as each page arrives, in any order, so that a service that ignores `page` costs
 	// no more than the pages already on their way.
 	const arrived = new Set<string>();
-	const examine = (page: number, body: unknown): ListAnswer<T> => {
+	const readArrivedPage = (page: number, body: unknown): ListAnswer<T> => {
 		const list = shape.read(body);
 		if (!list) {
 			throw failure(
@@ -227,10 +227,10 @@ export async function* readPages<T>(
 			);
 		}
 		const keys = list.items.map((record) => listRecordKey(read.path, record));
-		const news = keys.filter((key) => !arrived.has(key));
+		const unseen = keys.filter((key) => !arrived.has(key));
 		for (const key of keys) arrived.add(key);
-		if (keys.length > 0 && news.length === 0) {
-			throw differently(
+		if (keys.length > 0 && unseen.length === 0) {
+			throw pagedOtherwise(
 				`Page ${page} repeated records that earlier pages had given already, so the service seems to ignore the “page” argument.`,
 			);
 		}
@@ -252,7 +252,7 @@ export async function* readPages<T>(
 			itemIndex: read.itemIndex,
 			deadline: read.deadline,
 		});
-		return examine(page, body).items.length > 0;
+		return readArrivedPage(page, body).items.length > 0;
 	};
 
 	const fill = () => {
@@ -272,7 +272,7 @@ export async function* readPages<T>(
 					deadline: read.deadline,
 				})
 				.then((response) => ({
-					list: examine(page, response.body),
+					list: readArrivedPage(page, response.body),
 					answeredAt: readHttpDate(readHeader(response.headers, SERVICE_TIME_HEADER)),
 				}));
 			inFlight += 1;
@@ -338,7 +338,7 @@ export async function* readPages<T>(
 				);
 			}
 			if (items.length > pageSize && given < wanted && !endOfList) {
-				throw differently(
+				throw pagedOtherwise(
 					`Page ${page} held ${items.length} records where ${pageSize} were asked for, without a total that says it holds them all, so the service seems to ignore the “page” and “pageSize” arguments.`,
 				);
 			}

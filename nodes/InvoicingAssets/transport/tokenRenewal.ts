@@ -111,7 +111,7 @@ export class AuthenticatedSender {
 		request: AuthenticatedRequest,
 	): Promise<IN8nHttpFullResponse> {
 		const inProgress = renewals.get(this.key());
-		const credential = inProgress ? await this.follow(inProgress) : await this.current();
+		const credential = inProgress ? await this.awaitRenewal(inProgress) : await this.current();
 		if (this.renewalFailure !== undefined) throw this.renewalFailure;
 		// A token obtained for other fields (a new key was saved) counts as none.
 		const sent = holdsUsableToken(credential)
@@ -132,7 +132,7 @@ export class AuthenticatedSender {
 		request: AuthenticatedRequest,
 	): Promise<{ response: IN8nHttpFullResponse; token: unknown }> {
 		for (let inProgress = renewals.get(this.key()); inProgress; ) {
-			const renewed = await this.follow(inProgress);
+			const renewed = await this.awaitRenewal(inProgress);
 			if (holdsUsableToken(renewed) && renewed.accessToken !== refused) {
 				return {
 					response: await this.sendWith(renewed, path, request),
@@ -190,7 +190,7 @@ export class AuthenticatedSender {
 	}
 
 	/** The credential as stored after `renewal`; its failure is this run's too. */
-	private async follow(renewal: Promise<Credential>): Promise<Credential> {
+	private async awaitRenewal(renewal: Promise<Credential>): Promise<Credential> {
 		if (this.followed !== renewal) {
 			this.followed = renewal;
 			// Read in this run's own context, not taken from the run that renewed.
