@@ -3,7 +3,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { selectedEventTypes } from '../shared/events';
 import {
 	DELIVERY_KEY_PARAMETER,
-	surelyDeliveredToSubscriptionMadeAt,
+	NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS,
 	type ServiceEvent,
 } from '../transport/contract';
 import { isServiceEvent, readServiceTime } from '../transport/responses';
@@ -28,7 +28,7 @@ export const acknowledgement = () => ({ received: true });
  * selected type. Rejections are answered here and start nothing.
  *
  * A retiring subscription's delivery of an event that certainly reached its replacement as well
- * (contract.ts, surelyDeliveredToSubscriptionMadeAt) is acknowledged and starts nothing. Any other
+ * (surelyDeliveredToSubscriptionMadeAt) is acknowledged and starts nothing. Any other
  * is let in, also while the replacement is still being made (n8n 2.x routes the URL before it
  * creates the subscription): a delivery is repeated rather than lost, and Ignore Repeated
  * Deliveries keeps one of the two copies.
@@ -83,6 +83,21 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		webhookResponse: acknowledgement(),
 		workflowData: [this.helpers.returnJsonArray(eventJson(body))],
 	};
+}
+
+/**
+ * Whether an event was certainly delivered to a subscription made at `madeAt` as well (both epoch
+ * ms, by the service's clock): it occurred later than `madeAt` by more than
+ * NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS (contract.ts). An event whose time is unknown, or
+ * that occurred around `madeAt`, may have gone to the older subscriptions only: false.
+ */
+export function surelyDeliveredToSubscriptionMadeAt(
+	occurredAt: number | undefined,
+	madeAt: number,
+): boolean {
+	return (
+		occurredAt !== undefined && occurredAt - madeAt > NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS
+	);
 }
 
 /**

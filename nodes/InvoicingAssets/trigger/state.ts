@@ -15,29 +15,19 @@ import { baseUrlOf } from '../transport/tokenRenewal';
  * methods (checkExists, create, delete) write it; webhook() only reads it. Also whose a stored
  * subscription is, and the trigger's lines in n8n's log.
  */
-const SUBSCRIPTION_ID = 'subscriptionId';
-const DELIVERY_KEY_HASH = 'deliveryKeyHash';
-/** Whose subscription it is: the workflow, and the API key (client ID, never the secret) and Base URL. */
-const WORKFLOW_ID = 'workflowId';
-const CLIENT_ID = 'clientId';
-const BASE_URL = 'baseUrl';
-/** When it was created, and when its API key expires (if the credential said): it ends with the key. */
-const CREATED_AT = 'createdAt';
-const KEY_EXPIRES_ON = 'keyExpiresOn';
-/** 'production' when it was made for the production URL (a publish), 'test' for the editor's test URL. */
-const REGISTERED_FOR = 'registeredFor';
-const RETIRING = 'retiringSubscriptions';
 
+/** Each field of the stored subscription is the static data entry of its name. */
 const FIELDS = [
-	SUBSCRIPTION_ID,
-	DELIVERY_KEY_HASH,
-	WORKFLOW_ID,
-	CLIENT_ID,
-	BASE_URL,
-	CREATED_AT,
-	KEY_EXPIRES_ON,
-	REGISTERED_FOR,
-];
+	'subscriptionId',
+	'deliveryKeyHash',
+	'workflowId',
+	'clientId',
+	'baseUrl',
+	'createdAt',
+	'keyExpiresOn',
+	'registeredFor',
+] as const;
+const RETIRING = 'retiringSubscriptions';
 
 /** At most this many retiring subscriptions are kept (the oldest is dropped first). */
 export const MAX_RETIRING_SUBSCRIPTIONS = 4;
@@ -45,12 +35,14 @@ export const MAX_RETIRING_SUBSCRIPTIONS = 4;
 export interface StoredSubscription {
 	subscriptionId: string;
 	deliveryKeyHash: string;
-	/** Absent in what older versions stored. */
+	/** Whose it is: the workflow, and the API key (client ID, never the secret) and Base URL. */
 	workflowId?: string;
 	clientId?: string;
 	baseUrl?: string;
+	/** When it was created, and when its API key expires (if the credential said): it ends with the key. */
 	createdAt?: string;
 	keyExpiresOn?: string;
+	/** 'production' when it was made for the production URL (a publish), 'test' for the editor's test URL. */
 	registeredFor?: 'production' | 'test';
 }
 
@@ -78,17 +70,17 @@ function text(staticData: IDataObject, name: string): string | undefined {
 }
 
 export function readStoredSubscription(staticData: IDataObject): StoredSubscription | undefined {
-	const subscriptionId = text(staticData, SUBSCRIPTION_ID);
+	const subscriptionId = text(staticData, 'subscriptionId');
 	if (subscriptionId === undefined) return undefined;
-	const registeredFor = text(staticData, REGISTERED_FOR);
+	const registeredFor = text(staticData, 'registeredFor');
 	return {
 		subscriptionId,
-		deliveryKeyHash: text(staticData, DELIVERY_KEY_HASH) ?? '',
-		workflowId: text(staticData, WORKFLOW_ID),
-		clientId: text(staticData, CLIENT_ID),
-		baseUrl: text(staticData, BASE_URL),
-		createdAt: text(staticData, CREATED_AT),
-		keyExpiresOn: text(staticData, KEY_EXPIRES_ON),
+		deliveryKeyHash: text(staticData, 'deliveryKeyHash') ?? '',
+		workflowId: text(staticData, 'workflowId'),
+		clientId: text(staticData, 'clientId'),
+		baseUrl: text(staticData, 'baseUrl'),
+		createdAt: text(staticData, 'createdAt'),
+		keyExpiresOn: text(staticData, 'keyExpiresOn'),
 		registeredFor:
 			registeredFor === 'production' || registeredFor === 'test' ? registeredFor : undefined,
 	};
@@ -96,17 +88,9 @@ export function readStoredSubscription(staticData: IDataObject): StoredSubscript
 
 export function storeSubscription(staticData: IDataObject, subscription: StoredSubscription) {
 	forgetSubscription(staticData);
-	staticData[SUBSCRIPTION_ID] = subscription.subscriptionId;
-	staticData[DELIVERY_KEY_HASH] = subscription.deliveryKeyHash;
-	const optional: Array<[string, string | undefined]> = [
-		[WORKFLOW_ID, subscription.workflowId],
-		[CLIENT_ID, subscription.clientId],
-		[BASE_URL, subscription.baseUrl],
-		[CREATED_AT, subscription.createdAt],
-		[KEY_EXPIRES_ON, subscription.keyExpiresOn],
-		[REGISTERED_FOR, subscription.registeredFor],
-	];
-	for (const [name, value] of optional) if (value !== undefined) staticData[name] = value;
+	for (const name of FIELDS) {
+		if (subscription[name] !== undefined) staticData[name] = subscription[name];
+	}
 }
 
 /**

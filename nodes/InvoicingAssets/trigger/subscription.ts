@@ -9,6 +9,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { CHOOSE_EVENT_TYPES, selectedEventTypes } from '../shared/events';
 import { ServiceClient } from '../transport';
 import {
+	API_KEY_MAX_LIFETIME_MONTHS,
 	CLOCKS_DIFFER_BY_LESS_THAN_MS,
 	DELIVERY_RETRIES_END_WITHIN_MS,
 	LATE_CREATE_RECHECK_DELAYS_MS,
@@ -16,7 +17,6 @@ import {
 	paths,
 	SERVICE_TIME_HEADER,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
-	subscriptionEndsBy,
 	toServiceTimestamp,
 	type Subscription,
 	type SubscriptionRequest,
@@ -374,7 +374,7 @@ async function leaveToItsKey(
 	madeWith: string,
 ): Promise<void> {
 	const id = stored.subscriptionId;
-	const keyEnd = subscriptionEndsBy(stored.createdAt, stored.keyExpiresOn);
+	const keyEnd = keyEndOf(stored);
 	if (keyEnd !== undefined && keyEnd.getTime() <= Date.now()) {
 		logLine(
 			context,
@@ -412,6 +412,21 @@ async function leaveToItsKey(
 		deleted.failure === undefined ? 'info' : 'warn',
 		`subscription ${id} was created with ${madeWith}. ${outcome}; it ends with that key${until}. For a day after this workflow's new subscription is made, the trigger lets in what it still delivers (the service's retries of what it could not deliver meanwhile); after that it refuses its deliveries. Delete the old key in the identity portal once that day is over`,
 	);
+}
+
+/**
+ * When the key a subscription was made with stops working, and the subscription with it
+ * (contract.ts, API_KEY_MAX_LIFETIME_MONTHS): its expiry date when the credential said, else
+ * twelve months after the subscription's creation at the latest; undefined when neither is known.
+ */
+function keyEndOf(stored: StoredSubscription): Date | undefined {
+	const expiry = Date.parse(stored.keyExpiresOn ?? '');
+	if (!Number.isNaN(expiry)) return new Date(expiry);
+	const created = Date.parse(stored.createdAt ?? '');
+	if (Number.isNaN(created)) return undefined;
+	const latest = new Date(created);
+	latest.setUTCMonth(latest.getUTCMonth() + API_KEY_MAX_LIFETIME_MONTHS);
+	return latest;
 }
 
 /**
