@@ -30,6 +30,7 @@ import {
 import { readAccessToken, readIdentityError } from '../nodes/InvoicingAssets/transport/responses';
 import { sendWithRetries, TOKEN_RETRY_POLICY } from '../nodes/InvoicingAssets/transport/retry';
 import {
+	baseUrlOf,
 	bindToken,
 	clientIdOf,
 	tokenFor,
@@ -90,7 +91,7 @@ async function requestToken(
 		'https://login.example.com/tenant.onmicrosoft.com',
 	);
 	requireHttps(
-		withoutTrailingSlashes(credentials.baseUrl),
+		baseUrlOf(credentials),
 		'Base URL',
 		'Every request carries the access token to this address',
 		'https://api.example.com',

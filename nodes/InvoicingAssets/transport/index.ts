@@ -17,9 +17,9 @@ import {
 	waitUnlessCancelled,
 	type RetryPolicy,
 } from './retry';
+import { baseUrlOf } from './tokenBinding';
 import {
 	AuthenticatedSender,
-	baseUrlOf,
 	type AuthenticatedRequest,
 	type ServiceContext,
 } from './tokenRenewal';

@@ -24,6 +24,11 @@ export function withoutTrailingSlashes(url: unknown): string {
 		.replace(/\/+$/, '');
 }
 
+/** The credential's Base URL as requests start with it. */
+export function baseUrlOf(credentials: ICredentialDataDecryptedObject): string {
+	return withoutTrailingSlashes(credentials.baseUrl);
+}
+
 /** The credential's Client ID as the token request sends it and the trigger records it: trimmed. */
 export function clientIdOf(credentials: ICredentialDataDecryptedObject): string {
 	return String(credentials.clientId ?? '').trim();
@@ -32,11 +37,10 @@ export function clientIdOf(credentials: ICredentialDataDecryptedObject): string 
 /** The credential fields a token is obtained for, as the token request and the requests use them. */
 function boundFields(credentials: ICredentialDataDecryptedObject): string[] {
 	const text = (name: string) => String(credentials[name] ?? '').trim();
-	const address = (name: string) => withoutTrailingSlashes(credentials[name]);
 	return [
 		text('environment'),
-		address('baseUrl'),
-		address('identityUrl'),
+		baseUrlOf(credentials),
+		withoutTrailingSlashes(credentials.identityUrl),
 		text('scope'),
 		clientIdOf(credentials),
 	];

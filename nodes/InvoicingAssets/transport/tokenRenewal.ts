@@ -30,7 +30,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { TOKEN_REFUSED_STATUS } from './contract';
-import { holdsUsableToken, withoutTrailingSlashes } from './tokenBinding';
+import { baseUrlOf, holdsUsableToken } from './tokenBinding';
 
 export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
 
@@ -54,11 +54,6 @@ export type AuthenticatedRequest = Omit<IHttpRequestOptions, 'url'> & {
  * requests that all met an expired token would each ask for one; here one renews, the others wait.
  */
 const renewals = new Map<string, Promise<Credential>>();
-
-/** The credential's Base URL as requests start with it. */
-export function baseUrlOf(credential: Credential): string {
-	return withoutTrailingSlashes(credential.baseUrl);
-}
 
 /** The service a credential's requests go to: its Environment and Base URL. */
 function serviceOf(credential: Credential): string {

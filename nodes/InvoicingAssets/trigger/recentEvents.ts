@@ -54,7 +54,7 @@ export function isFirstDelivery(trigger: string, eventId: string): boolean {
 }
 
 /** Lets an event in again, e.g. when its delivery was not acknowledged and the service will retry it. */
-export function forgetDelivery(trigger: string, eventId: string) {
+function forgetDelivery(trigger: string, eventId: string) {
 	const memory = byTrigger.get(trigger);
 	if (memory) forget(memory, eventId);
 }

@@ -5,8 +5,7 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { clientIdOf } from '../transport/tokenBinding';
-import { baseUrlOf } from '../transport/tokenRenewal';
+import { baseUrlOf, clientIdOf } from '../transport/tokenBinding';
 
 /**
  * What the trigger keeps in its node static data: the ID of the subscription it created and the

@@ -30,8 +30,7 @@ import {
 	readHttpDate,
 	readServiceTime,
 } from '../transport/responses';
-import { clientIdOf } from '../transport/tokenBinding';
-import { baseUrlOf } from '../transport/tokenRenewal';
+import { baseUrlOf, clientIdOf } from '../transport/tokenBinding';
 import {
 	carriesKeyHash,
 	generateDeliveryKey,
