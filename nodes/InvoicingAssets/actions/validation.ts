@@ -7,7 +7,6 @@ import {
 	fitsOnePathSegment,
 	toServiceTimestamp,
 } from '../transport/contract';
-import { readIsoTime } from '../transport/responses';
 
 /** A NodeOperationError that names the item, for a parameter value the user must fix. */
 export function invalidInput(
@@ -241,11 +240,21 @@ export function toServiceDate(
 	return toServiceTimestamp(date);
 }
 
+/** Text of the ISO 8601 shape (a space may stand for the T), whatever its numbers. */
+const ISO_SHAPE =
+	/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+/**
+ * The same with hours, minutes, seconds and zone offset in range. n8n's reader takes an offset of
+ * +25:00, and for a day the calendar does not have falls back to Date.parse, which moves 30
+ * February into March: the day read must be the day written.
+ */
+const ISO_DATE_TIME =
+	/^(\d{4}-\d{2}-\d{2})(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/i;
+
 /** Unix timestamps from 2001-09-09 on: below 1e11 they are seconds, above, milliseconds. */
 const EARLIEST_UNIX_SECONDS = 1e9;
 const MILLISECONDS_FROM = 1e11;
 const UNIX_TIMESTAMP = /^\d{10,16}$/;
-const ISO_DATE_START = /^\d{4}-\d{2}-\d{2}/;
 /** Other text must name its zone (GMT, UTC, Z or an offset), so that nothing guesses it. */
 const EXPLICIT_ZONE = /(?:\b(?:GMT|UTC)\b|\dZ$|[+-]\d{2}:?\d{2}$)/i;
 /** Earlier years are typing mistakes (e.g. 0026 for 2026), not dates of invoices or assets. */
@@ -263,24 +272,28 @@ function fromUnixTimestamp(value: number): Date | undefined {
  */
 function parseUserDate(value: unknown, timeZone: string): Date | undefined {
 	if (typeof value === 'number') return fromUnixTimestamp(value);
+	let isoDay: string | undefined;
 	if (typeof value === 'string') {
 		const text = value.trim();
 		if (UNIX_TIMESTAMP.test(text)) return fromUnixTimestamp(Number(text));
-		// Text that starts as an ISO date is read as one, or not at all.
-		if (ISO_DATE_START.test(text)) return plausible(readIsoTime(text, timeZone));
-		if (!EXPLICIT_ZONE.test(text)) return undefined;
+		if (ISO_SHAPE.test(text)) {
+			isoDay = ISO_DATE_TIME.exec(text)?.[1];
+			if (isoDay === undefined) return undefined;
+		} else if (!EXPLICIT_ZONE.test(text)) {
+			return undefined;
+		}
 	} else if (typeof value !== 'object' || value === null) {
 		return undefined;
 	}
+	let parsed: ReturnType<typeof tryToParseDateTime>;
 	try {
-		return plausible(tryToParseDateTime(value, timeZone));
+		parsed = tryToParseDateTime(value, timeZone);
 	} catch {
 		return undefined;
 	}
-}
-
-function plausible(parsed: ReturnType<typeof tryToParseDateTime> | undefined): Date | undefined {
-	return parsed?.isValid && parsed.year >= EARLIEST_YEAR ? parsed.toJSDate() : undefined;
+	if (!parsed.isValid || parsed.year < EARLIEST_YEAR) return undefined;
+	if (isoDay !== undefined && parsed.toFormat('yyyy-MM-dd') !== isoDay) return undefined;
+	return parsed.toJSDate();
 }
 
 /**

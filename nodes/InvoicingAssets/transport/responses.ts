@@ -4,8 +4,6 @@
  * deliveries. Each reader is tolerant where the contract says so, and answers undefined (never a
  * guess) for what it cannot read.
  */
-import { tryToParseDateTime } from 'n8n-workflow';
-
 import {
 	LIST_RECORD_KEYS,
 	SUBSCRIPTION_ID_PATTERN,
@@ -40,36 +38,42 @@ export function readIdentityError(body: unknown): IdentityError | undefined {
 /* ------------------------------------------------------------------------ times */
 
 /**
- * ISO 8601 text as n8n's own date fields read it (n8n-workflow's luxon-based tryToParseDateTime):
- * a date alone (midnight), fractions of a second, a UTC offset (`+02:00`, `+0200`), a space for
- * the `T`; a time without a zone is wall time in `zone`. undefined for other text, for hours,
- * minutes, seconds or an offset out of range (luxon takes `+25:00`), and for a day the calendar
- * does not have (luxon falls back to Date.parse, which moves 30 February into March).
- */
-export function readIsoTime(
-	text: string,
-	zone: string,
-): ReturnType<typeof tryToParseDateTime> | undefined {
-	const day = ISO_TIME.exec(text.trim())?.[1];
-	if (day === undefined) return undefined;
-	try {
-		const parsed = tryToParseDateTime(text.trim(), zone);
-		return parsed.isValid && parsed.toFormat('yyyy-MM-dd') === day ? parsed : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
-const ISO_TIME =
-	/^(\d{4}-\d{2}-\d{2})(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/i;
-
-/**
  * A timestamp read from the service as epoch milliseconds, or undefined when it is no time. spec:
- * `YYYY-MM-DDTHH:MM:SSZ`; the other ISO forms of readIsoTime are tolerated, without a zone as UTC
- * (the spec says every time is).
+ * `YYYY-MM-DDTHH:MM:SSZ`. Tolerated as well: a date alone (midnight UTC), fractions of a second,
+ * a UTC offset (`+02:00`, `+0200`), a space for the `T`, and no zone at all (UTC, as the spec
+ * says every time is). Read here rather than by n8n-workflow's luxon-based tryToParseDateTime
+ * (which the action's date filters use, for the workflow's time zone): that takes about 6 µs a
+ * time against 0.5 µs, and the Polling Trigger reads thousands a poll, in a sort too (18,300
+ * events sorted, on this loaded machine: 7–13 s against 0.7 s).
  */
 export function readServiceTime(value: unknown): number | undefined {
-	return typeof value === 'string' ? readIsoTime(value, 'UTC')?.toMillis() : undefined;
+	if (typeof value !== 'string') return undefined;
+	const match =
+		/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(
+			value.trim(),
+		);
+	if (!match) return undefined;
+	const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] =
+		match;
+	const fields = [year, month, day, hour, minute, second].map(Number);
+	const utc = Date.UTC(fields[0], fields[1] - 1, fields[2], fields[3], fields[4], fields[5]);
+	const check = new Date(utc);
+	if (
+		check.getUTCMonth() !== fields[1] - 1 ||
+		check.getUTCDate() !== fields[2] ||
+		fields[3] > 23 ||
+		fields[4] > 59 ||
+		fields[5] > 59
+	) {
+		return undefined;
+	}
+	const offset =
+		zone.toUpperCase() === 'Z'
+			? 0
+			: (zone.startsWith('-') ? -1 : 1) *
+				(Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2))) *
+				60_000;
+	return utc + Math.floor(Number(`0${fraction}`) * 1000) - offset;
 }
 
 /* ------------------------------------------------------------------------ records */
