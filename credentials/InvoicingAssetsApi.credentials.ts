@@ -30,7 +30,9 @@ import {
 import { readAccessToken, readIdentityError } from '../nodes/InvoicingAssets/transport/responses';
 import { sendWithRetries, TOKEN_RETRY_POLICY } from '../nodes/InvoicingAssets/transport/retry';
 import {
+	baseUrlOf,
 	bindToken,
+	clientIdOf,
 	tokenFor,
 	withoutTrailingSlashes,
 } from '../nodes/InvoicingAssets/transport/tokenBinding';
@@ -57,6 +59,123 @@ function requireHttps(url: string, field: string, why: string, example: string) 
  * node with this credential renews too, and the old token never leaves n8n.
  */
 const NO_USABLE_TOKEN = 'none';
+
+/**
+ * Asks the identity service for an access token with the credential's client ID and secret; a
+ * refusal is a UserError that says which field to fix.
+ */
+async function requestToken(
+	helper: IHttpRequestHelper,
+	credentials: ICredentialDataDecryptedObject,
+): Promise<string> {
+	const scope = String(credentials.scope ?? '').trim();
+	if (!scope.endsWith(SCOPE_SUFFIX)) {
+		throw credentialError(
+			`The Scope must end with ${SCOPE_SUFFIX}`,
+			`Copy the API resource identifier from the identity portal and add ${SCOPE_SUFFIX} at its end, for example "https://tenant.onmicrosoft.com/data-service${SCOPE_SUFFIX}".`,
+		);
+	}
+
+	const expiresOn = readApiKeyExpiry(credentials.keyExpiresOn);
+	if (expiresOn && isApiKeyExpired(expiresOn)) {
+		const { message, description } = expiredApiKeyMessage(expiresOn);
+		throw credentialError(message, description);
+	}
+
+	const identityUrl = withoutTrailingSlashes(credentials.identityUrl);
+	// The client secret goes to the identity service and the token to the Data Service.
+	requireHttps(
+		identityUrl,
+		'Identity Service URL',
+		'The client secret is sent to this address',
+		'https://login.example.com/tenant.onmicrosoft.com',
+	);
+	requireHttps(
+		baseUrlOf(credentials),
+		'Base URL',
+		'Every request carries the access token to this address',
+		'https://api.example.com',
+	);
+	const form = tokenRequestForm(
+		clientIdOf(credentials),
+		String(credentials.clientSecret ?? ''),
+		scope,
+	);
+
+	// Retried like a read (asking for a token twice is harmless), within the same bounds; a
+	// refused client ID or secret is an answer, not a fault, and is not retried.
+	const outcome = await sendWithRetries(
+		async () =>
+			(await helper.helpers.httpRequest({
+				method: 'POST',
+				url: `${identityUrl}${GRANT_PATH}`,
+				headers: {
+					'Content-Type': 'application/x-www-form-urlencoded',
+					Accept: JSON_MEDIA_TYPE,
+				},
+				body: new URLSearchParams({ ...form }).toString(),
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				timeout: TOKEN_REQUEST_TIMEOUT_MS,
+				// A redirect would carry the client secret to another address.
+				disableFollowRedirect: true,
+			})) as IN8nHttpFullResponse,
+		{
+			method: 'POST',
+			policy: TOKEN_RETRY_POLICY,
+			harmlessToRepeat: TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT,
+		},
+	);
+	const retried =
+		outcome.attempts > 1
+			? ` Tried ${outcome.attempts} times over ${Math.round(outcome.elapsedMs / 1000)} s.`
+			: '';
+	const { response } = outcome;
+	if (!response) {
+		// The request error carries the form, secret included: only its code and message were read.
+		throw credentialError(
+			'The identity service could not be reached',
+			`Check the Identity Service URL (${identityUrl}). The connection failed: ${outcome.failure?.message}.${retried}`,
+		);
+	}
+
+	if (response.statusCode >= 200 && response.statusCode < 300) {
+		const accessToken = readAccessToken(response.body);
+		if (!accessToken) {
+			throw credentialError(
+				'The identity service answered without an access token',
+				'The token response has no "accessToken" field. Check that the Identity Service URL points at the identity service of the Data Service, not at another address.',
+			);
+		}
+		return accessToken;
+	}
+
+	const identityError = readIdentityError(response.body);
+	if (identityError?.error === EXPIRED_KEY_ERROR) {
+		const { message, description } = expiredApiKeyMessage(expiresOn);
+		throw credentialError(message, description);
+	}
+	if (identityError && REJECTED_CLIENT_ERRORS.includes(identityError.error)) {
+		throw credentialError(
+			'The identity service rejected the client ID or secret',
+			'Check the Client ID and Client Secret of the API key, and that the key belongs to the chosen environment. The secret is shown only once, at creation; if it is lost, create a new key in the identity portal.',
+		);
+	}
+	if (identityError?.error === INVALID_SCOPE_ERROR) {
+		throw credentialError(
+			'The identity service does not accept the Scope',
+			`Use the API resource identifier exactly as the identity portal gives it, ending with ${SCOPE_SUFFIX}.`,
+		);
+	}
+	const said =
+		identityError?.error_description ??
+		identityError?.error ??
+		'Check the Identity Service URL, the Scope and the API key.';
+	throw credentialError(
+		`The identity service refused the token request (HTTP ${response.statusCode})`,
+		`${said}${retried}`,
+	);
+}
 
 export class InvoicingAssetsApi implements ICredentialType {
 	name = 'invoicingAssetsApi';
@@ -160,118 +279,7 @@ export class InvoicingAssetsApi implements ICredentialType {
 	// transport/tokenRenewal.ts) and after a request of n8n's own (e.g. the HTTP Request node) was
 	// refused; it stores the token returned.
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
-		const { accessToken } = await InvoicingAssetsApi.prototype.requestToken.call(this, credentials);
-		return { accessToken: bindToken(accessToken, credentials) };
-	}
-
-	async requestToken(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
-		const scope = String(credentials.scope ?? '').trim();
-		if (!scope.endsWith(SCOPE_SUFFIX)) {
-			throw credentialError(
-				`The Scope must end with ${SCOPE_SUFFIX}`,
-				`Copy the API resource identifier from the identity portal and add ${SCOPE_SUFFIX} at its end, for example "https://tenant.onmicrosoft.com/data-service${SCOPE_SUFFIX}".`,
-			);
-		}
-
-		const expiresOn = readApiKeyExpiry(credentials.keyExpiresOn);
-		if (expiresOn && isApiKeyExpired(expiresOn)) {
-			const { message, description } = expiredApiKeyMessage(expiresOn);
-			throw credentialError(message, description);
-		}
-
-		const identityUrl = withoutTrailingSlashes(credentials.identityUrl);
-		// The client secret goes to the identity service and the token to the Data Service.
-		requireHttps(
-			identityUrl,
-			'Identity Service URL',
-			'The client secret is sent to this address',
-			'https://login.example.com/tenant.onmicrosoft.com',
-		);
-		requireHttps(
-			withoutTrailingSlashes(credentials.baseUrl),
-			'Base URL',
-			'Every request carries the access token to this address',
-			'https://api.example.com',
-		);
-		const form = tokenRequestForm(
-			String(credentials.clientId ?? '').trim(),
-			String(credentials.clientSecret ?? ''),
-			scope,
-		);
-
-		// Retried like a read (asking for a token twice is harmless), within the same bounds; a
-		// refused client ID or secret is an answer, not a fault, and is not retried.
-		const outcome = await sendWithRetries(
-			async () =>
-				(await this.helpers.httpRequest({
-					method: 'POST',
-					url: `${identityUrl}${GRANT_PATH}`,
-					headers: {
-						'Content-Type': 'application/x-www-form-urlencoded',
-						Accept: JSON_MEDIA_TYPE,
-					},
-					body: new URLSearchParams({ ...form }).toString(),
-					returnFullResponse: true,
-					ignoreHttpStatusErrors: true,
-					timeout: TOKEN_REQUEST_TIMEOUT_MS,
-					// A redirect would carry the client secret to another address.
-					disableFollowRedirect: true,
-				})) as IN8nHttpFullResponse,
-			{
-				method: 'POST',
-				policy: TOKEN_RETRY_POLICY,
-				harmlessToRepeat: TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT,
-			},
-		);
-		const retried =
-			outcome.attempts > 1
-				? ` Tried ${outcome.attempts} times over ${Math.round(outcome.elapsedMs / 1000)} s.`
-				: '';
-		const { response } = outcome;
-		if (!response) {
-			// The request error carries the form, secret included: only its code and message were read.
-			throw credentialError(
-				'The identity service could not be reached',
-				`Check the Identity Service URL (${identityUrl}). The connection failed: ${outcome.failure?.message}.${retried}`,
-			);
-		}
-
-		if (response.statusCode >= 200 && response.statusCode < 300) {
-			const accessToken = readAccessToken(response.body);
-			if (!accessToken) {
-				throw credentialError(
-					'The identity service answered without an access token',
-					'The token response has no "accessToken" field. Check that the Identity Service URL points at the identity service of the Data Service, not at another address.',
-				);
-			}
-			return { accessToken };
-		}
-
-		const identityError = readIdentityError(response.body);
-		if (identityError?.error === EXPIRED_KEY_ERROR) {
-			const { message, description } = expiredApiKeyMessage(expiresOn);
-			throw credentialError(message, description);
-		}
-		if (identityError && REJECTED_CLIENT_ERRORS.includes(identityError.error)) {
-			throw credentialError(
-				'The identity service rejected the client ID or secret',
-				'Check the Client ID and Client Secret of the API key, and that the key belongs to the chosen environment. The secret is shown only once, at creation; if it is lost, create a new key in the identity portal.',
-			);
-		}
-		if (identityError?.error === INVALID_SCOPE_ERROR) {
-			throw credentialError(
-				'The identity service does not accept the Scope',
-				`Use the API resource identifier exactly as the identity portal gives it, ending with ${SCOPE_SUFFIX}.`,
-			);
-		}
-		const said =
-			identityError?.error_description ??
-			identityError?.error ??
-			'Check the Identity Service URL, the Scope and the API key.';
-		throw credentialError(
-			`The identity service refused the token request (HTTP ${response.statusCode})`,
-			`${said}${retried}`,
-		);
+		return { accessToken: bindToken(await requestToken(this, credentials), credentials) };
 	}
 
 	// A function rather than a generic expression: it runs for every request, and evaluating an

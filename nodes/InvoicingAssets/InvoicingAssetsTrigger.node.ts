@@ -14,7 +14,7 @@ import {
 	deleteSubscription,
 	subscriptionExists,
 	WEBHOOK_NAME,
-} from './trigger/lifecycle';
+} from './trigger/subscription';
 
 export class InvoicingAssetsTrigger implements INodeType {
 	description: INodeTypeDescription = {

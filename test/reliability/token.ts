@@ -14,11 +14,11 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 
 import {
-	ACCESS_TOKEN_LIFETIME_SECONDS,
 	GRANT_PATH,
 	paths,
 	tokenRequestForm,
 } from '../../nodes/InvoicingAssets/transport/contract';
+import { ACCESS_TOKEN_LIFETIME_SECONDS } from '../simulator/contract';
 import { readAccessToken } from '../../nodes/InvoicingAssets/transport/responses';
 import { waitFor } from '../n8n/executions';
 import type { RequestLogEntry } from '../simulator';

@@ -18,10 +18,11 @@ export const GRANT_PATH = '/B2C_1A_DP_ClientCredentialsFlow/oauth2/v2.0/token';
 /** spec: the scope names the API resource and ends with this suffix. */
 export const SCOPE_SUFFIX = '/.default';
 
-/** spec: an access token is valid for 60 minutes. */
-export const ACCESS_TOKEN_LIFETIME_SECONDS = 60 * 60;
-
-/** spec: an API key expires at most twelve months after its creation. */
+/**
+ * spec: an API key expires at most twelve months after its creation, and stops working on its
+ * expiry date. assumed: the deliveries of its subscriptions stop with it, and a subscription
+ * belongs to the key that created it (another key gets 404 for it).
+ */
 export const API_KEY_MAX_LIFETIME_MONTHS = 12;
 
 export interface TokenRequestForm {
@@ -92,8 +93,6 @@ export const paths = {
 };
 
 /** spec: timestamps are UTC, `YYYY-MM-DDTHH:MM:SSZ`. */
-export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-
 export function toServiceTimestamp(date: Date): string {
 	return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -266,26 +265,6 @@ export const SUBSCRIPTION_NOT_FOUND_ERROR = 'subscription_not_found';
 export const LATE_CREATE_RECHECK_DELAYS_MS = [1000, 2000, 4000];
 
 /**
- * The moment from which a subscription can deliver no more: when its API key has expired. spec:
- * a key stops working on its expiry date, at most twelve months after its creation (so at most
- * twelve months after the subscription's). assumed: the deliveries of its subscriptions stop with
- * it, and a subscription belongs to the key that created it (another key gets 404 for it).
- * undefined when neither date is known.
- */
-export function subscriptionEndsBy(
-	createdAt: string | undefined,
-	keyExpiresOn: string | undefined,
-): Date | undefined {
-	const expiry = keyExpiresOn === undefined ? Number.NaN : Date.parse(keyExpiresOn);
-	if (!Number.isNaN(expiry)) return new Date(expiry);
-	const created = createdAt === undefined ? Number.NaN : Date.parse(createdAt);
-	if (Number.isNaN(created)) return undefined;
-	const latest = new Date(created);
-	latest.setUTCMonth(latest.getUTCMonth() + API_KEY_MAX_LIFETIME_MONTHS);
-	return latest;
-}
-
-/**
  * assumed: the service retries a delivery that was not answered 2xx for at most this long after
  * the event occurred (the "day" the README's Expiry section waits before the old key is deleted).
  * A subscription of a replaced API key is let in for this long after its replacement, for the
@@ -301,19 +280,6 @@ export const DELIVERY_RETRIES_END_WITHIN_MS = 24 * 60 * 60_000;
  * header come from the service's one clock.
  */
 export const NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS = 5 * 60_000;
-
-/**
- * Whether an event was certainly delivered to a subscription made at `madeAt` as well (both epoch
- * ms, by the service's clock): it occurred later than `madeAt` by more than
- * NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS. An event whose time is unknown, or that occurred
- * around `madeAt`, may have gone to the older subscriptions only: false.
- */
-export function surelyDeliveredToSubscriptionMadeAt(
-	occurredAt: number | undefined,
-	madeAt: number,
-): boolean {
-	return occurredAt !== undefined && occurredAt - madeAt > NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS;
-}
 
 /**
  * assumed: the service's clock and n8n's differ by less than this. Relied on only where the

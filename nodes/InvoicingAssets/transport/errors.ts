@@ -45,13 +45,14 @@ const NETWORK_CODES = new Set([
 	'UND_ERR_BODY_TIMEOUT',
 ]);
 
-type Loose = Record<string, unknown> | undefined;
+/** Any object n8n's helpers may throw, read field by field. */
+type UnknownObject = Record<string, unknown> | undefined;
 
 /** Reads status, body and headers from whatever n8n's request helpers threw. */
 export function readFailure(error: unknown): HttpFailure {
-	const outer = error as Loose;
-	const cause = (outer?.cause as Loose) ?? outer;
-	const response = (cause?.response as Loose) ?? (outer?.response as Loose);
+	const outer = error as UnknownObject;
+	const cause = (outer?.cause as UnknownObject) ?? outer;
+	const response = (cause?.response as UnknownObject) ?? (outer?.response as UnknownObject);
 	const statusValue = response?.status ?? response?.statusCode ?? outer?.httpCode;
 	const status = Number(statusValue);
 	// n8n 1.x's NodeApiError drops its cause: what survives is the status or network code in
@@ -67,7 +68,7 @@ export function readFailure(error: unknown): HttpFailure {
 	if (Number.isInteger(status) && status >= 100) {
 		return {
 			status,
-			body: response?.data ?? response?.body ?? (outer?.context as Loose)?.data,
+			body: response?.data ?? response?.body ?? (outer?.context as UnknownObject)?.data,
 			headers: (response?.headers as Record<string, unknown>) ?? {},
 			message,
 		};
@@ -77,11 +78,17 @@ export function readFailure(error: unknown): HttpFailure {
 	return { message, description: description ?? undefined };
 }
 
-function findNetworkCode(error: Loose, depth = 0): string | undefined {
+function findNetworkCode(error: UnknownObject, depth = 0): string | undefined {
 	if (!error || depth > 3) return undefined;
 	if (typeof error.code === 'string' && NETWORK_CODES.has(error.code)) return error.code;
 	if (error.message === 'socket hang up' || error.message === 'terminated') return 'ECONNRESET';
-	return findNetworkCode(error.cause as Loose, depth + 1);
+	return findNetworkCode(error.cause as UnknownObject, depth + 1);
+}
+
+/** The HTTP status of a NodeApiError from the transport (its `httpCode`), if it has one. */
+export function httpStatusOf(error: unknown): number | undefined {
+	const code = Number((error as { httpCode?: unknown } | undefined)?.httpCode);
+	return Number.isInteger(code) && code >= 100 ? code : undefined;
 }
 
 /** Whether the service may have acted on a request that failed this way (its answer was lost or was a fault). */
@@ -89,6 +96,11 @@ export function mayHaveActed(failure: HttpFailure): boolean {
 	if (failure.status === undefined) return failure.code !== undefined;
 	return failure.status >= 500 && !UNPROCESSED_STATUSES.includes(failure.status);
 }
+
+const ADDRESS_TOO_LONG = {
+	message: 'The request’s address is too long for the service',
+	hint: 'A value sent in the URL (an identifier or a filter) is too long: check the node parameters, or the expression that produces them.',
+};
 
 const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
 	400: {
@@ -111,10 +123,7 @@ const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
 		message: 'The request conflicts with the current state of the resource',
 		hint: 'Fetch the resource again and retry with its current state.',
 	},
-	414: {
-		message: 'The request’s address is too long for the service',
-		hint: 'A value sent in the URL (an identifier or a filter) is too long: check the node parameters, or the expression that produces them.',
-	},
+	414: ADDRESS_TOO_LONG,
 	422: {
 		message: 'The service could not process the values given',
 		hint: 'Check the values of the node parameters against the message above.',
@@ -123,10 +132,7 @@ const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
 		message: 'The service is limiting the request rate',
 		hint: 'Lower the node’s Concurrency option, spread the workflow’s runs over time, or try again later.',
 	},
-	431: {
-		message: 'The request’s address is too long for the service',
-		hint: 'A value sent in the URL (an identifier or a filter) is too long: check the node parameters, or the expression that produces them.',
-	},
+	431: ADDRESS_TOO_LONG,
 };
 
 export interface FailureContext {

@@ -6,16 +6,20 @@ import type {
 	IN8nHttpFullResponse,
 	INode,
 } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { isHttpsAddress, JSON_MEDIA_TYPE, paths, type Subscription } from './contract';
+import { isHttpsAddress, JSON_MEDIA_TYPE } from './contract';
 import { toNodeApiError, type HttpFailure } from './errors';
-import { readAllPages, SUBSCRIPTION_LIST } from './pageReader';
 import { readRecord } from './responses';
-import { DEFAULT_RETRY_POLICY, sendWithRetries, type RetryPolicy } from './retry';
+import {
+	DEFAULT_RETRY_POLICY,
+	sendWithRetries,
+	waitUnlessCancelled,
+	type RetryPolicy,
+} from './retry';
+import { baseUrlOf } from './tokenBinding';
 import {
 	AuthenticatedSender,
-	baseUrlOf,
 	type AuthenticatedRequest,
 	type ServiceContext,
 } from './tokenRenewal';
@@ -109,7 +113,8 @@ export class ServiceClient {
 				wait: async (ms) => {
 					if (request.deadline !== undefined && Date.now() + ms >= request.deadline) return false;
 					options.timeout = this.timeoutBefore(request.deadline, ms);
-					return await this.waitUnlessCancelled(ms);
+					const execution = this.context as Partial<IExecuteFunctions>;
+					return await waitUnlessCancelled(ms, execution.getExecutionCancelSignal?.());
 				},
 			},
 		);
@@ -141,37 +146,9 @@ export class ServiceClient {
 		return Math.max(DEADLINE_GRACE_MS, Math.min(REQUEST_TIMEOUT_MS, left));
 	}
 
-	/** Waits `ms`; false when the execution was cancelled meanwhile (the wait then ends at once). */
-	private async waitUnlessCancelled(ms: number): Promise<boolean> {
-		const signal = (this.context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.();
-		if (!signal) {
-			await sleep(ms);
-			return true;
-		}
-		if (signal.aborted) return false;
-		let onAbort = () => {};
-		const aborted = new Promise<void>((resolve) => (onAbort = resolve));
-		signal.addEventListener('abort', onAbort, { once: true });
-		await Promise.race([sleep(ms), aborted]);
-		signal.removeEventListener('abort', onAbort);
-		return !signal.aborted;
-	}
-
 	/** The node this client runs for, to name in errors. */
 	getNode(): INode {
 		return this.context.getNode();
-	}
-
-	/**
-	 * Every subscription of the API key, page after page when the list answers the page envelope.
-	 * An answer that cannot be read is an error, never an empty list: taken for one, the trigger
-	 * would subscribe a second time.
-	 */
-	async listSubscriptions(itemIndex?: number): Promise<Subscription[]> {
-		// One page at a time: the list is assumed whole in one answer, and a page size the service
-		// chose is known only from its answer.
-		const read = { path: paths.subscriptions, itemIndex, pagesInFlight: 1 };
-		return await readAllPages(this, read, SUBSCRIPTION_LIST);
 	}
 
 	/** The credential as the run's requests are sent with it now. */

@@ -5,6 +5,7 @@ import {
 	FIRST_PAGE,
 	MAX_PAGE_SIZE,
 	pageQuery,
+	paths,
 	SERVICE_TIME_HEADER,
 	type Subscription,
 } from './contract';
@@ -107,7 +108,7 @@ interface ListShape<T> {
 
 const ENVELOPE: ListShape<never> = { read: readListPage, pagedByService: false };
 
-export const SUBSCRIPTION_LIST: ListShape<Subscription> = {
+const SUBSCRIPTION_LIST: ListShape<Subscription> = {
 	read: readSubscriptionList,
 	pagedByService: true,
 	unreadable: {
@@ -204,7 +205,7 @@ export async function* readPages<T>(
 			shape.unreadable?.description(detail) ?? description,
 			read.itemIndex,
 		);
-	const differently = (detail: string) =>
+	const pagedOtherwise = (detail: string) =>
 		failure(
 			ListReadError,
 			'The service pages this list differently from the contract, so the node cannot read it whole',
@@ -222,7 +223,7 @@ export async function* readPages<T>(
 	// Checked as each page arrives, in any order, so that a service that ignores `page` costs
 	// no more than the pages already on their way.
 	const arrived = new Set<string>();
-	const examine = (page: number, body: unknown): ListAnswer<T> => {
+	const readArrivedPage = (page: number, body: unknown): ListAnswer<T> => {
 		const list = shape.read(body);
 		if (!list) {
 			throw failure(
@@ -233,10 +234,10 @@ export async function* readPages<T>(
 			);
 		}
 		const keys = list.items.map((record) => listRecordKey(read.path, record));
-		const news = keys.filter((key) => !arrived.has(key));
+		const unseen = keys.filter((key) => !arrived.has(key));
 		for (const key of keys) arrived.add(key);
-		if (keys.length > 0 && news.length === 0) {
-			throw differently(
+		if (keys.length > 0 && unseen.length === 0) {
+			throw pagedOtherwise(
 				`Page ${page} repeated records that earlier pages had given already, so the service seems to ignore the “page” argument.`,
 			);
 		}
@@ -258,7 +259,7 @@ export async function* readPages<T>(
 			itemIndex: read.itemIndex,
 			deadline: read.deadline,
 		});
-		return examine(page, body).items.length > 0;
+		return readArrivedPage(page, body).items.length > 0;
 	};
 
 	const fill = () => {
@@ -278,7 +279,7 @@ export async function* readPages<T>(
 					deadline: read.deadline,
 				})
 				.then((response) => ({
-					list: examine(page, response.body),
+					list: readArrivedPage(page, response.body),
 					answeredAt: readHttpDate(readHeader(response.headers, SERVICE_TIME_HEADER)),
 				}));
 			inFlight += 1;
@@ -344,7 +345,7 @@ export async function* readPages<T>(
 				);
 			}
 			if (items.length > pageSize && given < wanted && !endOfList) {
-				throw differently(
+				throw pagedOtherwise(
 					`Page ${page} held ${items.length} records where ${pageSize} were asked for, without a total that says it holds them all, so the service seems to ignore the “page” and “pageSize” arguments.`,
 				);
 			}
@@ -373,6 +374,21 @@ export async function* readPages<T>(
 	} finally {
 		stopped = true;
 	}
+}
+
+/**
+ * Every subscription of the API key, page after page when the list answers the page envelope.
+ * An answer that cannot be read is an error, never an empty list: taken for one, the trigger
+ * would subscribe a second time.
+ */
+export async function listSubscriptions(
+	client: ServiceClient,
+	itemIndex?: number,
+): Promise<Subscription[]> {
+	// One page at a time: the list is assumed whole in one answer, and a page size the service
+	// chose is known only from its answer.
+	const read = { path: paths.subscriptions, itemIndex, pagesInFlight: 1 };
+	return await readAllPages(client, read, SUBSCRIPTION_LIST);
 }
 
 /** Every record of a list, or its first `limit` (Get Many, the subscription list). */

@@ -83,8 +83,22 @@ export interface RetryOptions {
 	policy?: RetryPolicy;
 	/** Whether sending the request twice is harmless; by default, whether its method is idempotent. */
 	harmlessToRepeat?: boolean;
-	/** Waits before the next attempt; false ends the attempts (e.g. the execution was cancelled). */
+	/** Waits before the next attempt (waitUnlessCancelled); false ends the attempts. */
 	wait?: (ms: number) => Promise<boolean>;
+}
+
+/**
+ * Waits `ms`; false when `signal` (the execution's cancel signal, when n8n gives one) aborted
+ * before or meanwhile: the wait then ends at once, and so do the attempts.
+ */
+export async function waitUnlessCancelled(ms: number, signal?: AbortSignal): Promise<boolean> {
+	if (signal?.aborted) return false;
+	let onAbort = () => {};
+	const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+	signal?.addEventListener('abort', onAbort, { once: true });
+	await Promise.race([sleep(ms), aborted]);
+	signal?.removeEventListener('abort', onAbort);
+	return signal?.aborted !== true;
 }
 
 /**
@@ -120,11 +134,6 @@ export async function sendWithRetries(
 		const delay = nextRetryDelayMs(failure, method, attempt, elapsedMs, policy, harmlessToRepeat);
 		if (delay === undefined) return outcome;
 		earlierAttemptMayHaveActed ||= mayHaveActed(failure);
-		if (!(await (wait ?? sleepFor)(delay))) return outcome;
+		if (!(await (wait ?? waitUnlessCancelled)(delay))) return outcome;
 	}
-}
-
-async function sleepFor(ms: number): Promise<boolean> {
-	await sleep(ms);
-	return true;
 }

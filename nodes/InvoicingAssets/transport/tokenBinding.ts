@@ -24,16 +24,25 @@ export function withoutTrailingSlashes(url: unknown): string {
 		.replace(/\/+$/, '');
 }
 
+/** The credential's Base URL as requests start with it. */
+export function baseUrlOf(credentials: ICredentialDataDecryptedObject): string {
+	return withoutTrailingSlashes(credentials.baseUrl);
+}
+
+/** The credential's Client ID as the token request sends it and the trigger records it: trimmed. */
+export function clientIdOf(credentials: ICredentialDataDecryptedObject): string {
+	return String(credentials.clientId ?? '').trim();
+}
+
 /** The credential fields a token is obtained for, as the token request and the requests use them. */
 function boundFields(credentials: ICredentialDataDecryptedObject): string[] {
 	const text = (name: string) => String(credentials[name] ?? '').trim();
-	const address = (name: string) => withoutTrailingSlashes(credentials[name]);
 	return [
 		text('environment'),
-		address('baseUrl'),
-		address('identityUrl'),
+		baseUrlOf(credentials),
+		withoutTrailingSlashes(credentials.identityUrl),
 		text('scope'),
-		text('clientId'),
+		clientIdOf(credentials),
 	];
 }
 
@@ -65,9 +74,4 @@ export function tokenFor(credentials: ICredentialDataDecryptedObject): string | 
 /** Whether the stored token field holds a token usable with `credentials`. */
 export function holdsUsableToken(credentials: ICredentialDataDecryptedObject): boolean {
 	return tokenFor(credentials) !== undefined;
-}
-
-/** Whether a stored token field's value (`bindToken`'s) is usable with `credentials`. */
-export function isBoundTo(stored: string, credentials: ICredentialDataDecryptedObject): boolean {
-	return holdsUsableToken({ ...credentials, accessToken: stored });
 }

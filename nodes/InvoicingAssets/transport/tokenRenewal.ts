@@ -30,7 +30,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { TOKEN_REFUSED_STATUS } from './contract';
-import { holdsUsableToken, withoutTrailingSlashes } from './tokenBinding';
+import { baseUrlOf, holdsUsableToken } from './tokenBinding';
 
 export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
 
@@ -54,11 +54,6 @@ export type AuthenticatedRequest = Omit<IHttpRequestOptions, 'url'> & {
  * requests that all met an expired token would each ask for one; here one renews, the others wait.
  */
 const renewals = new Map<string, Promise<Credential>>();
-
-/** The credential's Base URL as requests start with it. */
-export function baseUrlOf(credential: Credential): string {
-	return withoutTrailingSlashes(credential.baseUrl);
-}
 
 /** The service a credential's requests go to: its Environment and Base URL. */
 function serviceOf(credential: Credential): string {
@@ -111,7 +106,7 @@ export class AuthenticatedSender {
 		request: AuthenticatedRequest,
 	): Promise<IN8nHttpFullResponse> {
 		const inProgress = renewals.get(this.key());
-		const credential = inProgress ? await this.follow(inProgress) : await this.current();
+		const credential = inProgress ? await this.awaitRenewal(inProgress) : await this.current();
 		if (this.renewalFailure !== undefined) throw this.renewalFailure;
 		// A token obtained for other fields (a new key was saved) counts as none.
 		const sent = holdsUsableToken(credential)
@@ -132,7 +127,7 @@ export class AuthenticatedSender {
 		request: AuthenticatedRequest,
 	): Promise<{ response: IN8nHttpFullResponse; token: unknown }> {
 		for (let inProgress = renewals.get(this.key()); inProgress; ) {
-			const renewed = await this.follow(inProgress);
+			const renewed = await this.awaitRenewal(inProgress);
 			if (holdsUsableToken(renewed) && renewed.accessToken !== refused) {
 				return {
 					response: await this.sendWith(renewed, path, request),
@@ -190,7 +185,7 @@ export class AuthenticatedSender {
 	}
 
 	/** The credential as stored after `renewal`; its failure is this run's too. */
-	private async follow(renewal: Promise<Credential>): Promise<Credential> {
+	private async awaitRenewal(renewal: Promise<Credential>): Promise<Credential> {
 		if (this.followed !== renewal) {
 			this.followed = renewal;
 			// Read in this run's own context, not taken from the run that renewed.

@@ -3,17 +3,20 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { selectedEventTypes } from '../shared/events';
 import {
 	DELIVERY_KEY_PARAMETER,
-	surelyDeliveredToSubscriptionMadeAt,
+	NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS,
 	type ServiceEvent,
 } from '../transport/contract';
 import { isServiceEvent, readServiceTime } from '../transport/responses';
+import { CREDENTIAL_TYPE } from '../transport/tokenRenewal';
 import { deliveryKeyMatches } from './deliveryKey';
-import { warnIfMadeWithAnotherKey } from './keyNotice';
 import { forgetUnlessAcknowledged, isFirstDelivery } from './recentEvents';
 import {
+	logLine,
+	ownershipOf,
 	readRetiringSubscriptions,
 	readStoredSubscription,
 	type RetiringSubscription,
+	type StoredSubscription,
 } from './state';
 
 /** The body of every 200 answer, instead of n8n's default text. */
@@ -25,7 +28,7 @@ export const acknowledgement = () => ({ received: true });
  * selected type. Rejections are answered here and start nothing.
  *
  * A retiring subscription's delivery of an event that certainly reached its replacement as well
- * (contract.ts, surelyDeliveredToSubscriptionMadeAt) is acknowledged and starts nothing. Any other
+ * (surelyDeliveredToSubscriptionMadeAt) is acknowledged and starts nothing. Any other
  * is let in, also while the replacement is still being made (n8n 2.x routes the URL before it
  * creates the subscription): a delivery is repeated rather than lost, and Ignore Repeated
  * Deliveries keeps one of the two copies.
@@ -80,6 +83,63 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		webhookResponse: acknowledgement(),
 		workflowData: [this.helpers.returnJsonArray(eventJson(body))],
 	};
+}
+
+/**
+ * Whether an event was certainly delivered to a subscription made at `madeAt` as well (both epoch
+ * ms, by the service's clock): it occurred later than `madeAt` by more than
+ * NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS (contract.ts). An event whose time is unknown, or
+ * that occurred around `madeAt`, may have gone to the older subscriptions only: false.
+ */
+export function surelyDeliveredToSubscriptionMadeAt(
+	occurredAt: number | undefined,
+	madeAt: number,
+): boolean {
+	return (
+		occurredAt !== undefined && occurredAt - madeAt > NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS
+	);
+}
+
+/**
+ * How often, at most, webhook() reads a trigger's credential (in this n8n process) to see whether
+ * its subscription was made with an API key the credential no longer holds: rarely enough to keep
+ * the delivery path fast, often enough to be seen in the day the README leaves before the old key
+ * is deleted.
+ */
+export const KEY_CHECK_INTERVAL_MS = 5 * 60_000;
+
+/**
+ * When the credential was last read, per trigger (workflow, node and URL) and subscription: a new
+ * subscription (a publish) is checked at its first delivery.
+ */
+const lastKeyChecks = new Map<string, number>();
+
+/**
+ * Logs a warning when the subscription that delivers to this trigger was made with another API
+ * key or Base URL than the credential holds now: a published workflow left out of the README's
+ * step 3 (unpublish and publish) would stop without a word once the old key is deleted. At most
+ * one credential read per trigger every KEY_CHECK_INTERVAL_MS; a read that fails says nothing.
+ */
+async function warnIfMadeWithAnotherKey(
+	context: IWebhookFunctions,
+	trigger: string,
+	stored: StoredSubscription,
+): Promise<void> {
+	if (stored.clientId === undefined) return;
+	const now = Date.now();
+	const checked = `${trigger} ${stored.subscriptionId}`;
+	const last = lastKeyChecks.get(checked);
+	if (last !== undefined && now - last < KEY_CHECK_INTERVAL_MS) return;
+	lastKeyChecks.set(checked, now);
+	const credentials = await context.getCredentials(CREDENTIAL_TYPE).catch(() => undefined);
+	if (!credentials) return;
+	const ownership = ownershipOf(stored, context.getWorkflow().id, credentials);
+	if (ownership.owner !== 'another key') return;
+	logLine(
+		context,
+		'warn',
+		`this workflow's subscription ${stored.subscriptionId} was created with ${ownership.madeWith}. Unpublish this workflow and publish it again (n8n 1.x: deactivate, then activate) before that key is deleted: its events stop with that key, and nothing else will say so`,
+	);
 }
 
 /** Answers the request directly; n8n then sends nothing else and starts no execution. */

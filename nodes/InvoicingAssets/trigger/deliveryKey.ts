@@ -1,5 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'crypto';
 
+import type { Subscription } from '../transport/contract';
+import { readDeliveryKey } from '../transport/notificationUrl';
+
 /** A delivery key's nonce has 256 bits of randomness. */
 export const DELIVERY_KEY_BYTES = 32;
 
@@ -66,4 +69,12 @@ export function deliveryKeyMatches(presented: unknown, storedHash: unknown): boo
 	const expected = Buffer.from(storedHash, 'hex');
 	const actual = createHash('sha256').update(presented, 'utf8').digest();
 	return timingSafeEqual(actual, expected);
+}
+
+/** Whether a listed subscription's notification URL carries the key of `deliveryKeyHash`. */
+export function carriesKeyHash(subscription: Subscription, deliveryKeyHash: string): boolean {
+	return deliveryKeyMatches(
+		readDeliveryKey(String(subscription.notificationUrl ?? '')),
+		deliveryKeyHash,
+	);
 }

@@ -32,7 +32,6 @@ const byTrigger = new Map<string, TriggerMemory>();
 const ringMemory: Array<TriggerMemory | undefined> = [];
 const ringEvent: string[] = [];
 let next = 0;
-let remembered = 0;
 
 /** Records a delivered event; false when this trigger already let it in. */
 export function isFirstDelivery(trigger: string, eventId: string): boolean {
@@ -48,27 +47,20 @@ export function isFirstDelivery(trigger: string, eventId: string): boolean {
 	ringEvent[next] = eventId;
 	next = (next + 1) % TOTAL_EVENT_LIMIT;
 	memory.events.add(eventId);
-	remembered++;
 	if (memory.events.size > SEEN_EVENT_LIMIT) {
 		forget(memory, memory.events.values().next().value as string);
 	}
 	return true;
 }
 
-/** How many event IDs the memory holds now (all triggers of this process). */
-export function rememberedEventCount(): number {
-	return remembered;
-}
-
 /** Lets an event in again, e.g. when its delivery was not acknowledged and the service will retry it. */
-export function forgetDelivery(trigger: string, eventId: string) {
+function forgetDelivery(trigger: string, eventId: string) {
 	const memory = byTrigger.get(trigger);
 	if (memory) forget(memory, eventId);
 }
 
 function forget(memory: TriggerMemory, eventId: string) {
 	if (!memory.events.delete(eventId)) return;
-	remembered--;
 	if (memory.events.size === 0 && byTrigger.get(memory.trigger) === memory) {
 		byTrigger.delete(memory.trigger);
 	}

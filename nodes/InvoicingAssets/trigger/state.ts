@@ -1,34 +1,32 @@
-import type { IDataObject } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHookFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
+
+import { baseUrlOf, clientIdOf } from '../transport/tokenBinding';
 
 /**
  * What the trigger keeps in its node static data: the ID of the subscription it created and the
  * SHA-256 (hex) of that subscription's delivery key, never the key; and the subscriptions it had
  * to leave to an API key the credential no longer holds (retiring, see below). Only the lifecycle
- * methods (checkExists, create, delete) write it; webhook() only reads it.
+ * methods (checkExists, create, delete) write it; webhook() only reads it. Also whose a stored
+ * subscription is, and the trigger's lines in n8n's log.
  */
-const SUBSCRIPTION_ID = 'subscriptionId';
-const DELIVERY_KEY_HASH = 'deliveryKeyHash';
-/** Whose subscription it is: the workflow, and the API key (client ID, never the secret) and Base URL. */
-const WORKFLOW_ID = 'workflowId';
-const CLIENT_ID = 'clientId';
-const BASE_URL = 'baseUrl';
-/** When it was created, and when its API key expires (if the credential said): it ends with the key. */
-const CREATED_AT = 'createdAt';
-const KEY_EXPIRES_ON = 'keyExpiresOn';
-/** 'production' when it was made for the production URL (a publish), 'test' for the editor's test URL. */
-const REGISTERED_FOR = 'registeredFor';
-const RETIRING = 'retiringSubscriptions';
 
+/** Each field of the stored subscription is the static data entry of its name. */
 const FIELDS = [
-	SUBSCRIPTION_ID,
-	DELIVERY_KEY_HASH,
-	WORKFLOW_ID,
-	CLIENT_ID,
-	BASE_URL,
-	CREATED_AT,
-	KEY_EXPIRES_ON,
-	REGISTERED_FOR,
-];
+	'subscriptionId',
+	'deliveryKeyHash',
+	'workflowId',
+	'clientId',
+	'baseUrl',
+	'createdAt',
+	'keyExpiresOn',
+	'registeredFor',
+] as const;
+const RETIRING = 'retiringSubscriptions';
 
 /** At most this many retiring subscriptions are kept (the oldest is dropped first). */
 export const MAX_RETIRING_SUBSCRIPTIONS = 4;
@@ -36,12 +34,14 @@ export const MAX_RETIRING_SUBSCRIPTIONS = 4;
 export interface StoredSubscription {
 	subscriptionId: string;
 	deliveryKeyHash: string;
-	/** Absent in what older versions stored. */
+	/** Whose it is: the workflow, and the API key (client ID, never the secret) and Base URL. */
 	workflowId?: string;
 	clientId?: string;
 	baseUrl?: string;
+	/** When it was created, and when its API key expires (if the credential said): it ends with the key. */
 	createdAt?: string;
 	keyExpiresOn?: string;
+	/** 'production' when it was made for the production URL (a publish), 'test' for the editor's test URL. */
 	registeredFor?: 'production' | 'test';
 }
 
@@ -69,17 +69,17 @@ function text(staticData: IDataObject, name: string): string | undefined {
 }
 
 export function readStoredSubscription(staticData: IDataObject): StoredSubscription | undefined {
-	const subscriptionId = text(staticData, SUBSCRIPTION_ID);
+	const subscriptionId = text(staticData, 'subscriptionId');
 	if (subscriptionId === undefined) return undefined;
-	const registeredFor = text(staticData, REGISTERED_FOR);
+	const registeredFor = text(staticData, 'registeredFor');
 	return {
 		subscriptionId,
-		deliveryKeyHash: text(staticData, DELIVERY_KEY_HASH) ?? '',
-		workflowId: text(staticData, WORKFLOW_ID),
-		clientId: text(staticData, CLIENT_ID),
-		baseUrl: text(staticData, BASE_URL),
-		createdAt: text(staticData, CREATED_AT),
-		keyExpiresOn: text(staticData, KEY_EXPIRES_ON),
+		deliveryKeyHash: text(staticData, 'deliveryKeyHash') ?? '',
+		workflowId: text(staticData, 'workflowId'),
+		clientId: text(staticData, 'clientId'),
+		baseUrl: text(staticData, 'baseUrl'),
+		createdAt: text(staticData, 'createdAt'),
+		keyExpiresOn: text(staticData, 'keyExpiresOn'),
 		registeredFor:
 			registeredFor === 'production' || registeredFor === 'test' ? registeredFor : undefined,
 	};
@@ -87,17 +87,9 @@ export function readStoredSubscription(staticData: IDataObject): StoredSubscript
 
 export function storeSubscription(staticData: IDataObject, subscription: StoredSubscription) {
 	forgetSubscription(staticData);
-	staticData[SUBSCRIPTION_ID] = subscription.subscriptionId;
-	staticData[DELIVERY_KEY_HASH] = subscription.deliveryKeyHash;
-	const optional: Array<[string, string | undefined]> = [
-		[WORKFLOW_ID, subscription.workflowId],
-		[CLIENT_ID, subscription.clientId],
-		[BASE_URL, subscription.baseUrl],
-		[CREATED_AT, subscription.createdAt],
-		[KEY_EXPIRES_ON, subscription.keyExpiresOn],
-		[REGISTERED_FOR, subscription.registeredFor],
-	];
-	for (const [name, value] of optional) if (value !== undefined) staticData[name] = value;
+	for (const name of FIELDS) {
+		if (subscription[name] !== undefined) staticData[name] = subscription[name];
+	}
 }
 
 /**
@@ -174,4 +166,52 @@ export function noteReplacement(
 			entry.replaced ? entry : { ...entry, ...replacement, replaced: true },
 		),
 	);
+}
+
+/**
+ * Whose the stored subscription is:
+ * - this trigger's, made with the API key and Base URL the credential holds now (or stored by a
+ *   version of the package that did not say whose it was);
+ * - another workflow's: its static data was copied, e.g. by an import;
+ * - another key's: made with an API key or Base URL the credential no longer holds (the key was
+ *   replaced, the environment switched). `madeWith` says which, for n8n's log.
+ */
+export type Ownership =
+	| { owner: 'this trigger' }
+	| { owner: 'another workflow' }
+	| { owner: 'another key'; madeWith: string };
+
+export function ownershipOf(
+	stored: StoredSubscription,
+	workflowId: string | undefined,
+	credentials: ICredentialDataDecryptedObject,
+): Ownership {
+	if (stored.workflowId !== undefined && stored.workflowId !== workflowId) {
+		return { owner: 'another workflow' };
+	}
+	if (stored.clientId === undefined) return { owner: 'this trigger' };
+	const clientId = clientIdOf(credentials);
+	const baseUrl = baseUrlOf(credentials);
+	if (stored.clientId === clientId && (stored.baseUrl ?? baseUrl) === baseUrl) {
+		return { owner: 'this trigger' };
+	}
+	return {
+		owner: 'another key',
+		madeWith:
+			stored.clientId === clientId
+				? `the Base URL ${stored.baseUrl ?? ''}, which the credential no longer uses`
+				: `the API key with client ID '${stored.clientId}', which the credential no longer holds`,
+	};
+}
+
+/** A line of this trigger in n8n's log, naming the workflow and the node. */
+export function logLine(
+	context: IHookFunctions | IWebhookFunctions,
+	level: 'info' | 'warn',
+	text: string,
+): void {
+	context.logger[level](`Invoicing & Assets Trigger: ${text}`, {
+		workflowId: context.getWorkflow().id,
+		node: context.getNode().name,
+	});
 }

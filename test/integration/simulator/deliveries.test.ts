@@ -8,10 +8,10 @@ import type { Agent } from 'undici';
 
 import {
 	DELIVERY_KEY_PARAMETER,
-	TIMESTAMP_PATTERN,
 	paths,
 	type SubscriptionRequest,
 } from '../../../nodes/InvoicingAssets/transport/contract';
+import { TIMESTAMP_PATTERN } from '../../simulator/contract';
 import { isServiceEvent } from '../../../nodes/InvoicingAssets/transport/responses';
 import { withDeliveryKey } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
 import { startSimulator, type Simulator } from '../../simulator';

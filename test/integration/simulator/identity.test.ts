@@ -1,12 +1,12 @@
 import type { Agent } from 'undici';
 
 import {
-	ACCESS_TOKEN_LIFETIME_SECONDS,
 	EXPIRED_KEY_ERROR,
 	INVALID_SCOPE_ERROR,
 	paths,
 	tokenRequestForm,
 } from '../../../nodes/InvoicingAssets/transport/contract';
+import { ACCESS_TOKEN_LIFETIME_SECONDS } from '../../simulator/contract';
 import {
 	readAccessToken,
 	readIdentityError,

@@ -4,11 +4,11 @@ import {
 	ASSET_STATUSES,
 	INVOICE_STATUSES,
 	MAX_PAGE_SIZE,
-	TIMESTAMP_PATTERN,
 	paths,
 	type Asset,
 	type Invoice,
 } from '../../../nodes/InvoicingAssets/transport/contract';
+import { TIMESTAMP_PATTERN } from '../../simulator/contract';
 import { readPage } from '../../../nodes/InvoicingAssets/transport/responses';
 import {
 	ASSET_FIELDS,

@@ -2,10 +2,10 @@ import type { Agent } from 'undici';
 
 import {
 	EVENT_TYPES,
-	TIMESTAMP_PATTERN,
 	paths,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
 } from '../../../nodes/InvoicingAssets/transport/contract';
+import { TIMESTAMP_PATTERN } from '../../simulator/contract';
 import {
 	readCreatedSubscriptionId,
 	readServiceError,

@@ -11,7 +11,6 @@ import {
 	DELIVERY_RETRIES_END_WITHIN_MS,
 	NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS,
 } from '../../../nodes/InvoicingAssets/transport/contract';
-import { forgetKeyChecks } from '../../../nodes/InvoicingAssets/trigger/keyNotice';
 
 import { useN8nLog } from '../../harness/n8n-log';
 import { expectNoSecret } from '../../harness/secrets';
@@ -41,7 +40,6 @@ beforeEach(() => {
 
 afterEach(async () => {
 	jest.restoreAllMocks();
-	forgetKeyChecks();
 	await host?.close();
 	host = undefined;
 	await resetSimulator(testbed);

@@ -1,6 +1,6 @@
 import type { INodeCredentialsDetails } from 'n8n-workflow';
 
-import { TEST_SUBSCRIPTION_MAX_AGE_MS } from '../../../nodes/InvoicingAssets/trigger/leftovers';
+import { TEST_SUBSCRIPTION_MAX_AGE_MS } from '../../../nodes/InvoicingAssets/trigger/subscription';
 import { useN8nLog } from '../../harness/n8n-log';
 import { credentialFor, type Testbed } from '../../harness/testbed';
 import { TriggerHost } from '../../harness/webhooks';

@@ -4,7 +4,6 @@ import { NodeApiError } from 'n8n-workflow';
 import { ALL_EVENTS, selectedEventTypes } from '../../../nodes/InvoicingAssets/shared/events';
 import {
 	NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS,
-	surelyDeliveredToSubscriptionMadeAt,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
 } from '../../../nodes/InvoicingAssets/transport/contract';
 import {
@@ -12,7 +11,8 @@ import {
 	readCreatedSubscriptionId,
 	readSubscriptionList,
 } from '../../../nodes/InvoicingAssets/transport/responses';
-import { saysSubscriptionNotFound } from '../../../nodes/InvoicingAssets/trigger/serviceCalls';
+import { surelyDeliveredToSubscriptionMadeAt } from '../../../nodes/InvoicingAssets/trigger/delivery';
+import { saysSubscriptionNotFound } from '../../../nodes/InvoicingAssets/trigger/subscription';
 
 /** The subscription and event parts of the contract, as the trigger reads them. */
 const GUID = '3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47';

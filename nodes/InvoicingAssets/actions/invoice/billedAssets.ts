@@ -4,6 +4,7 @@ import { NodeApiError } from 'n8n-workflow';
 import type { ServiceClient } from '../../transport';
 import { createLimiter } from '../concurrency';
 import { paths, RECORD_NOT_FOUND_STATUS, type Asset, type Invoice } from '../../transport/contract';
+import { httpStatusOf } from '../../transport/errors';
 import { billedAssetIds } from '../../transport/responses';
 import { summarizeAsset, summarizeInvoice } from '../simplify';
 import { concurrencyOption, recordOptions, simplifyOption } from '../common.descriptions';
@@ -91,7 +92,7 @@ class BilledAssets {
 			});
 			return { asset };
 		} catch (error) {
-			if (Number((error as NodeApiError).httpCode) === RECORD_NOT_FOUND_STATUS) {
+			if (httpStatusOf(error) === RECORD_NOT_FOUND_STATUS) {
 				return {
 					missing: {
 						assetId,
