@@ -4,10 +4,14 @@
  * simulator (subscriptions, tokens) and through n8n's public API (executions).
  */
 import { randomUUID } from 'node:crypto';
-import { request } from 'undici';
 
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
 import { expectNoSecret } from '../harness/secrets';
+import {
+	issueInvoiceBillingAnAsset as issueAnInvoice,
+	deliverToHook,
+	subscriptionsOfHook,
+} from '../harness/test-data';
 import {
 	eventIdOf,
 	getExecution,
@@ -18,12 +22,12 @@ import {
 	waitForEvent,
 	waitForExecutions,
 } from '../n8n/executions';
-import { saveCredentialInEditor } from '../n8n/credentials';
+import { createCredential, saveCredentialInEditor } from '../n8n/credentials';
 import { N8nInstance } from '../n8n/instance';
 import { disposePackedPackage } from '../n8n/package';
 import { publishAndSettle } from '../n8n/publication';
 import { watchSubscriptions } from '../n8n/subscriptions';
-import { startSimulator, type ClientRecord, type Simulator } from '../simulator';
+import { startSimulator, type Simulator } from '../simulator';
 import {
 	ACTION_TYPE,
 	CREDENTIAL_TYPE,
@@ -43,27 +47,8 @@ let credential: { id: string; name: string };
 let workflowId: string;
 const webhookId = randomUUID();
 
-function ourSubscriptions() {
-	return sim.subscriptions
-		.list()
-		.filter((subscription) => subscription.notificationUrl.includes(webhookId));
-}
-
-function issueInvoiceBillingAnAsset() {
-	const asset = sim.data.assets()[0];
-	return sim.issueInvoice({
-		customerNumber: asset.customerNumber,
-		lines: [
-			{
-				assetId: asset.assetId,
-				description: 'Managed service',
-				quantity: 1,
-				unitPrice: 120,
-				amount: 120,
-			},
-		],
-	});
-}
+const ourSubscriptions = () => subscriptionsOfHook(sim, webhookId);
+const issueInvoiceBillingAnAsset = () => issueAnInvoice(sim);
 
 /** Every secret the simulator issued or received (client secrets, tokens, delivery keys), with its kind. */
 function secrets(...more: Array<[string, string]>): Map<string, string> {
@@ -75,40 +60,8 @@ function deliveryKey(): string {
 	return new URL(subscription.notificationUrl).searchParams.get(DELIVERY_KEY_PARAMETER) ?? '';
 }
 
-async function deliver(query: string, body: unknown) {
-	const url = `${n8n.url}/webhook/${webhookId}/webhook${query}`;
-	const response = await request(url, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
-	return { status: response.statusCode, text: await response.body.text() };
-}
-
-function credentialData(key: ClientRecord, clientSecret = key.clientSecret) {
-	return {
-		environment: 'production',
-		baseUrl: sim.serviceUrl,
-		identityUrl: sim.identityUrl,
-		scope: key.scope,
-		clientId: key.clientId,
-		clientSecret,
-	};
-}
-
-async function createCredential(
-	instance: N8nInstance,
-	name: string,
-	{ key = sim.defaultClient, clientSecret }: { key?: ClientRecord; clientSecret?: string } = {},
-) {
-	const created = await instance.api<{ id: string; name: string }>('POST', '/credentials', {
-		name,
-		type: CREDENTIAL_TYPE,
-		data: credentialData(key, clientSecret),
-	});
-	expect(created.status).toBe(200);
-	return { id: created.body.id, name: created.body.name };
-}
+const deliver = async (query: string, body: unknown) =>
+	await deliverToHook(n8n.url, webhookId, query, body);
 
 beforeAll(async () => {
 	sim = await startSimulator({
@@ -144,7 +97,7 @@ test('1. n8n loads the package: both node types, the tool variant and the creden
 });
 
 test('2. the credential created through the public API passes its test; a wrong secret fails clearly', async () => {
-	credential = await createCredential(n8n, 'Invoicing & Assets account');
+	credential = await createCredential(n8n, sim, 'Invoicing & Assets account');
 	const tested = await n8n.api<{ status: string; message: string }>(
 		'POST',
 		`/credentials/${credential.id}/test`,
@@ -152,7 +105,9 @@ test('2. the credential created through the public API passes its test; a wrong 
 	expect(tested.body).toMatchObject({ status: 'OK' });
 
 	const wrongSecret = `${sim.defaultClient.clientSecret.slice(0, -4)}xxxx`;
-	const wrong = await createCredential(n8n, 'Wrong secret', { clientSecret: wrongSecret });
+	const wrong = await createCredential(n8n, sim, 'Wrong secret', {
+		data: { clientSecret: wrongSecret },
+	});
 	const failed = await n8n.api<{ status: string; message: string }>(
 		'POST',
 		`/credentials/${wrong.id}/test`,
@@ -299,8 +254,8 @@ test('9. unpublish leaves no subscription; 20 publish/unpublish cycles never hol
 test('10. the API key replaced as the README’s Expiry section says: each event runs once, nothing of the old key is left, unpublish and publish work', async () => {
 	// A workflow of its own, published on a credential of its own: key A.
 	const oldKey = sim.registerClient({ environment: 'production' });
-	const rotated = await createCredential(n8n, 'Invoicing & Assets, key to replace', {
-		key: oldKey,
+	const rotated = await createCredential(n8n, sim, 'Invoicing & Assets, key to replace', {
+		client: oldKey,
 	});
 	const hookId = randomUUID();
 	const created = await n8n.api<{ id: string }>(
@@ -309,10 +264,7 @@ test('10. the API key replaced as the README’s Expiry section says: each event
 		invoiceToAssetWorkflow(rotated, hookId),
 	);
 	const rotating = created.body.id;
-	const subscriptionsOf = (clientId: string) =>
-		sim.subscriptions
-			.list(clientId)
-			.filter((subscription) => subscription.notificationUrl.includes(hookId));
+	const subscriptionsOf = (clientId: string) => subscriptionsOfHook(sim, hookId, clientId);
 	expect((await publishAndSettle(n8n, rotating, 'publish')).status).toBe('published');
 	const [oldSubscription] = subscriptionsOf(oldKey.clientId);
 	expect(subscriptionsOf(oldKey.clientId)).toHaveLength(1);
@@ -418,7 +370,7 @@ test('11. after an out-of-band deletion, a restart in legacy publication mode re
 test('12. an n8n with a plain-http webhook URL registers nothing and explains the HTTPS requirement', async () => {
 	plainN8n = new N8nInstance({ name: 'plain-http', https: false });
 	await plainN8n.start();
-	const plainCredential = await createCredential(plainN8n, 'Invoicing & Assets account');
+	const plainCredential = await createCredential(plainN8n, sim, 'Invoicing & Assets account');
 	const plainWebhookId = randomUUID();
 	const created = await plainN8n.api<{ id: string }>(
 		'POST',

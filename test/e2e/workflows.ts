@@ -1,11 +1,12 @@
 import type { IConnections, INode } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../n8n/credentials';
 import { PACKAGE_NAME } from '../n8n/package';
 import { EVERY_MINUTE, type PollTimes } from '../n8n/polling';
 
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.invoicingAssetsTrigger`;
 export const ACTION_TYPE = `${PACKAGE_NAME}.invoicingAssets`;
-export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
+export { CREDENTIAL_TYPE };
 
 export interface WorkflowJson {
 	name: string;

@@ -55,7 +55,7 @@ export async function keyRotationCheck(ctx: RunContext) {
 		const rotated: Rotated[] = [];
 		for (let index = 0; index < workflows; index++) {
 			const key = sim.registerClient({ environment: 'production' });
-			const credential = await createCredential(n8n, sim, `Key rotation ${index}`, key);
+			const credential = await createCredential(n8n, sim, `Key rotation ${index}`, { client: key });
 			const webhookId = randomUUID();
 			const workflowId = await createWorkflow(
 				n8n,
