@@ -690,7 +690,7 @@ test('unpublish → 0 subscriptions; the main alone ran create and delete', asyn
 });
 
 /**
- * The exactly-once recipe under a burst (issue 23). BURST invoices are issued at once, the service
+ * The exactly-once recipe under a burst. BURST invoices are issued at once, the service
  * delivering each event to the first webhook process; the first half is also copied to the second
  * webhook process at the same moment, the second half is repeated there once the burst has run.
  * docs/repeated-deliveries.md states the bound: each event's work runs once, none twice, none never.

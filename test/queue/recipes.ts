@@ -85,8 +85,9 @@ export function exactlyOnceRecipe(credentials: {
 
 /**
  * The same workflow with n8n's Remove Duplicates node (Remove Items Processed in Previous
- * Executions, on `eventId`) in place of Record Event ID and Only New Events: the recipe before
- * issue 23. `scope` and `historySize` are the node's options (n8n's defaults: node, 10,000).
+ * Executions, on `eventId`) in place of Record Event ID and Only New Events: the recipe the docs
+ * gave before the exactly-once one. `scope` and `historySize` are the node's options (n8n's
+ * defaults: node, 10,000).
  */
 export function removeDuplicatesRecipe(
 	credentials: { service: CredentialReference; postgres: CredentialReference },
