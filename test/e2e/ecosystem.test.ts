@@ -35,6 +35,7 @@ import {
 	CREDENTIAL_TYPE,
 	FOUR_NODE_NAMES,
 	fourNodeInvoiceAssetsWorkflow,
+	inLine,
 	type WorkflowJson,
 } from './workflows';
 
@@ -107,14 +108,7 @@ function webhookWorkflow(
 		name,
 		settings: { executionOrder: 'v1' },
 		nodes: chain,
-		connections: Object.fromEntries(
-			chain
-				.slice(0, -1)
-				.map((node, index) => [
-					node.name,
-					{ main: [[{ node: chain[index + 1].name, type: 'main', index: 0 }]] },
-				]),
-		),
+		connections: inLine(chain),
 	};
 }
 
