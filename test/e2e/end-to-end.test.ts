@@ -1,7 +1,8 @@
 /**
  * The package in a real n8n 2.41.1 over HTTPS: loaded from its npm tarball, credential tested,
  * a workflow published and run on delivered events, then cleaned up. Assertions are made at the
- * simulator (subscriptions, tokens) and through n8n's public API (executions).
+ * simulator (subscriptions, tokens) and through n8n's public API (executions). The tests run in
+ * the order written, each on what the ones before left: the credential, the published workflow.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -80,7 +81,7 @@ afterAll(async () => {
 	disposePackedPackage();
 });
 
-test('1. n8n loads the package: both node types, the tool variant and the credential type are listed', async () => {
+test('n8n loads the package: both node types, the tool variant and the credential type are listed', async () => {
 	const nodes = await n8n.signedIn<Array<{ name: string }>>('GET', '/types/nodes.json');
 	expect(nodes.status).toBe(200);
 	const names = nodes.body.map((node) => node.name);
@@ -96,7 +97,7 @@ test('1. n8n loads the package: both node types, the tool variant and the creden
 	expect(credentials.body.map((type) => type.name)).toContain(CREDENTIAL_TYPE);
 });
 
-test('2. the credential created through the public API passes its test; a wrong secret fails clearly', async () => {
+test('the credential created through the public API passes its test; a wrong secret fails clearly', async () => {
 	credential = await createCredential(n8n, sim, 'Invoicing & Assets account');
 	const tested = await n8n.api<{ status: string; message: string }>(
 		'POST',
@@ -121,7 +122,7 @@ test('2. the credential created through the public API passes its test; a wrong 
 	);
 });
 
-test('3–4. the published workflow registers exactly one https subscription carrying apiKey', async () => {
+test('the published workflow registers exactly one https subscription carrying apiKey', async () => {
 	const created = await n8n.api<{ id: string }>(
 		'POST',
 		'/workflows',
@@ -144,7 +145,7 @@ test('3–4. the published workflow registers exactly one https subscription car
 	expect(subscription.eventTypes).toEqual(['invoice.issued']);
 });
 
-test('5. an issued invoice runs the workflow, which fetches the invoice and its asset; the key is nowhere in the execution', async () => {
+test('an issued invoice runs the workflow, which fetches the invoice and its asset; the key is nowhere in the execution', async () => {
 	const { invoice } = issueInvoiceBillingAnAsset();
 	const [first] = await waitForExecutions(n8n, workflowId, 1);
 	expect(first.status).toBe('success');
@@ -161,7 +162,7 @@ test('5. an issued invoice runs the workflow, which fetches the invoice and its 
 	expectNoSecret(full, secrets([deliveryKey(), 'delivery key']), 'the execution data');
 });
 
-test('6. forged deliveries get 401 and start nothing', async () => {
+test('forged deliveries get 401 and start nothing', async () => {
 	const forged = {
 		eventId: randomUUID(),
 		eventType: 'invoice.issued',
@@ -189,7 +190,7 @@ test('6. forged deliveries get 401 and start nothing', async () => {
 	expect(since.get(sentinel.eventId)?.map((execution) => execution.status)).toEqual(['success']);
 });
 
-test('7. a re-delivery of the same event starts no second execution', async () => {
+test('a re-delivery of the same event starts no second execution', async () => {
 	const before = await listExecutions(n8n, workflowId);
 	sim.deliveries.setOptions({ duplicate: true });
 	let repeated: ReturnType<typeof issueInvoiceBillingAnAsset>['event'];
@@ -213,7 +214,7 @@ test('7. a re-delivery of the same event starts no second execution', async () =
 	expect([...since.keys()].sort()).toEqual([repeated.eventId, sentinel.eventId].sort());
 });
 
-test('8. after 61 simulated minutes the next event still succeeds with exactly one new token', async () => {
+test('after 61 simulated minutes the next event still succeeds with exactly one new token', async () => {
 	const before = await listExecutions(n8n, workflowId);
 	const tokensBefore = sim.log.tokensIssued();
 	sim.clock.advance(61 * MINUTE);
@@ -226,7 +227,7 @@ test('8. after 61 simulated minutes the next event still succeeds with exactly o
 	expect(sim.log.tokensIssued() - tokensBefore).toBe(1);
 });
 
-test('9. unpublish leaves no subscription; 20 publish/unpublish cycles never hold more than one', async () => {
+test('unpublish leaves no subscription; 20 publish/unpublish cycles never hold more than one', async () => {
 	expect((await n8n.api('POST', `/workflows/${workflowId}/unpublish`)).status).toBe(200);
 	await waitFor('no subscription', () => ourSubscriptions().length === 0);
 
@@ -251,7 +252,7 @@ test('9. unpublish leaves no subscription; 20 publish/unpublish cycles never hol
 	expect(ourSubscriptions()).toHaveLength(0);
 });
 
-test('10. the API key replaced as the README’s Expiry section says: each event runs once, nothing of the old key is left, unpublish and publish work', async () => {
+test('the API key replaced as the README’s Expiry section says: each event runs once, nothing of the old key is left, unpublish and publish work', async () => {
 	// A workflow of its own, published on a credential of its own: key A.
 	const oldKey = sim.registerClient({ environment: 'production' });
 	const rotated = await createCredential(n8n, sim, 'Invoicing & Assets, key to replace', {
@@ -346,7 +347,7 @@ test('10. the API key replaced as the README’s Expiry section says: each event
 	}
 });
 
-test('11. after an out-of-band deletion, a restart in legacy publication mode re-creates the subscription', async () => {
+test('after an out-of-band deletion, a restart in legacy publication mode re-creates the subscription', async () => {
 	expect((await n8n.api('POST', `/workflows/${workflowId}/publish`)).status).toBe(200);
 	const [original] = await waitFor('the subscription', () =>
 		ourSubscriptions().length === 1 ? ourSubscriptions() : undefined,
@@ -367,7 +368,7 @@ test('11. after an out-of-band deletion, a restart in legacy publication mode re
 	expect(list.filter((entry) => entry.status === 'success')).toHaveLength(before + 1);
 });
 
-test('12. an n8n with a plain-http webhook URL registers nothing and explains the HTTPS requirement', async () => {
+test('an n8n with a plain-http webhook URL registers nothing and explains the HTTPS requirement', async () => {
 	plainN8n = new N8nInstance({ name: 'plain-http', https: false });
 	await plainN8n.start();
 	const plainCredential = await createCredential(plainN8n, sim, 'Invoicing & Assets account');
@@ -408,7 +409,7 @@ test('12. an n8n with a plain-http webhook URL registers nothing and explains th
 	).toBe(false);
 });
 
-test('13. "Listen for test event" (the editor\'s Execute step) registers a /webhook-test/ subscription, runs once on an event, then deletes it; the published one stays', async () => {
+test('"Listen for test event" (the editor\'s Execute step) registers a /webhook-test/ subscription, runs once on an event, then deletes it; the published one stays', async () => {
 	expect(ourSubscriptions()).toHaveLength(1);
 	const [production] = ourSubscriptions();
 	const isTestUrl = (url: string) => new URL(url).pathname === `/webhook-test/${webhookId}/webhook`;
