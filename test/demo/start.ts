@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
+import { createCredential } from '../n8n/credentials';
 import { EXAMPLES, loadExample } from '../n8n/examples';
 import { waitFor } from '../n8n/executions';
 import { freePort, N8nInstance } from '../n8n/instance';
@@ -55,20 +56,7 @@ async function main() {
 	});
 
 	await n8n.start();
-	const created = await n8n.api<{ id: string; name: string }>('POST', '/credentials', {
-		name: 'Invoicing & Assets account (simulator)',
-		type: 'invoicingAssetsApi',
-		data: {
-			environment: 'production',
-			baseUrl: sim.serviceUrl,
-			identityUrl: sim.identityUrl,
-			scope: sim.defaultClient.scope,
-			clientId: sim.defaultClient.clientId,
-			clientSecret: sim.defaultClient.clientSecret,
-		},
-	});
-	if (created.status !== 200) throw new Error(`creating the credential failed: ${created.status}`);
-	const credential = { id: created.body.id, name: created.body.name };
+	const credential = await createCredential(n8n, sim, 'Invoicing & Assets account (simulator)');
 	const tested = await n8n.api<{ status: string; message: string }>(
 		'POST',
 		`/credentials/${credential.id}/test`,

@@ -17,6 +17,8 @@ import { request } from 'undici';
 
 import { paths } from '../../nodes/InvoicingAssets/transport/contract';
 import { expectNoSecret } from '../harness/secrets';
+import { subscriptionsOfHook } from '../harness/test-data';
+import { createCredential } from '../n8n/credentials';
 import { EXAMPLES, loadExample } from '../n8n/examples';
 import {
 	getExecution,
@@ -33,6 +35,7 @@ import {
 	CREDENTIAL_TYPE,
 	FOUR_NODE_NAMES,
 	fourNodeInvoiceAssetsWorkflow,
+	inLine,
 	type WorkflowJson,
 } from './workflows';
 
@@ -105,14 +108,7 @@ function webhookWorkflow(
 		name,
 		settings: { executionOrder: 'v1' },
 		nodes: chain,
-		connections: Object.fromEntries(
-			chain
-				.slice(0, -1)
-				.map((node, index) => [
-					node.name,
-					{ main: [[{ node: chain[index + 1].name, type: 'main', index: 0 }]] },
-				]),
-		),
+		connections: inLine(chain),
 	};
 }
 
@@ -120,20 +116,7 @@ beforeAll(async () => {
 	sim = await startSimulator({ invoices: 60, assets: 20 });
 	n8n = new N8nInstance({ name: 'ecosystem' });
 	await n8n.start();
-	const created = await n8n.api<{ id: string; name: string }>('POST', '/credentials', {
-		name: 'Invoicing & Assets account',
-		type: CREDENTIAL_TYPE,
-		data: {
-			environment: 'production',
-			baseUrl: sim.serviceUrl,
-			identityUrl: sim.identityUrl,
-			scope: sim.defaultClient.scope,
-			clientId: sim.defaultClient.clientId,
-			clientSecret: sim.defaultClient.clientSecret,
-		},
-	});
-	expect(created.status).toBe(200);
-	credential = { id: created.body.id, name: created.body.name };
+	credential = await createCredential(n8n, sim, 'Invoicing & Assets account');
 });
 
 afterAll(async () => {
@@ -233,10 +216,7 @@ test('the new-invoice example imports, publishes one subscription and, run on an
 	const workflow = loadExample(EXAMPLES.newInvoice, credential);
 	const [trigger, getInvoice] = workflow.nodes;
 	expect(getInvoice.parameters.options).toMatchObject({ includeBilledAssets: true });
-	const subscriptionsOf = (webhookId: string) =>
-		sim.subscriptions
-			.list()
-			.filter((subscription) => subscription.notificationUrl.includes(webhookId));
+	const subscriptionsOf = (webhookId: string) => subscriptionsOfHook(sim, webhookId);
 	const id = await createWorkflow(workflow);
 	const imported = await n8n.api<{ nodes: INode[] }>('GET', `/workflows/${id}`);
 	expect(imported.body.nodes.map((node) => node.name)).toEqual(

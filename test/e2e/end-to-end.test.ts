@@ -1,13 +1,18 @@
 /**
  * The package in a real n8n 2.41.1 over HTTPS: loaded from its npm tarball, credential tested,
  * a workflow published and run on delivered events, then cleaned up. Assertions are made at the
- * simulator (subscriptions, tokens) and through n8n's public API (executions).
+ * simulator (subscriptions, tokens) and through n8n's public API (executions). The tests run in
+ * the order written, each on what the ones before left: the credential, the published workflow.
  */
 import { randomUUID } from 'node:crypto';
-import { request } from 'undici';
 
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
 import { expectNoSecret } from '../harness/secrets';
+import {
+	issueInvoiceBillingAnAsset as issueAnInvoice,
+	deliverToHook,
+	subscriptionsOfHook,
+} from '../harness/test-data';
 import {
 	eventIdOf,
 	getExecution,
@@ -18,12 +23,12 @@ import {
 	waitForEvent,
 	waitForExecutions,
 } from '../n8n/executions';
-import { saveCredentialInEditor } from '../n8n/credentials';
+import { createCredential, saveCredentialInEditor } from '../n8n/credentials';
 import { N8nInstance } from '../n8n/instance';
 import { disposePackedPackage } from '../n8n/package';
 import { publishAndSettle } from '../n8n/publication';
 import { watchSubscriptions } from '../n8n/subscriptions';
-import { startSimulator, type ClientRecord, type Simulator } from '../simulator';
+import { startSimulator, type Simulator } from '../simulator';
 import {
 	ACTION_TYPE,
 	CREDENTIAL_TYPE,
@@ -43,27 +48,8 @@ let credential: { id: string; name: string };
 let workflowId: string;
 const webhookId = randomUUID();
 
-function ourSubscriptions() {
-	return sim.subscriptions
-		.list()
-		.filter((subscription) => subscription.notificationUrl.includes(webhookId));
-}
-
-function issueInvoiceBillingAnAsset() {
-	const asset = sim.data.assets()[0];
-	return sim.issueInvoice({
-		customerNumber: asset.customerNumber,
-		lines: [
-			{
-				assetId: asset.assetId,
-				description: 'Managed service',
-				quantity: 1,
-				unitPrice: 120,
-				amount: 120,
-			},
-		],
-	});
-}
+const ourSubscriptions = () => subscriptionsOfHook(sim, webhookId);
+const issueInvoiceBillingAnAsset = () => issueAnInvoice(sim);
 
 /** Every secret the simulator issued or received (client secrets, tokens, delivery keys), with its kind. */
 function secrets(...more: Array<[string, string]>): Map<string, string> {
@@ -75,40 +61,8 @@ function deliveryKey(): string {
 	return new URL(subscription.notificationUrl).searchParams.get(DELIVERY_KEY_PARAMETER) ?? '';
 }
 
-async function deliver(query: string, body: unknown) {
-	const url = `${n8n.url}/webhook/${webhookId}/webhook${query}`;
-	const response = await request(url, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
-	return { status: response.statusCode, text: await response.body.text() };
-}
-
-function credentialData(key: ClientRecord, clientSecret = key.clientSecret) {
-	return {
-		environment: 'production',
-		baseUrl: sim.serviceUrl,
-		identityUrl: sim.identityUrl,
-		scope: key.scope,
-		clientId: key.clientId,
-		clientSecret,
-	};
-}
-
-async function createCredential(
-	instance: N8nInstance,
-	name: string,
-	{ key = sim.defaultClient, clientSecret }: { key?: ClientRecord; clientSecret?: string } = {},
-) {
-	const created = await instance.api<{ id: string; name: string }>('POST', '/credentials', {
-		name,
-		type: CREDENTIAL_TYPE,
-		data: credentialData(key, clientSecret),
-	});
-	expect(created.status).toBe(200);
-	return { id: created.body.id, name: created.body.name };
-}
+const deliver = async (query: string, body: unknown) =>
+	await deliverToHook(n8n.url, webhookId, query, body);
 
 beforeAll(async () => {
 	sim = await startSimulator({
@@ -127,7 +81,7 @@ afterAll(async () => {
 	disposePackedPackage();
 });
 
-test('1. n8n loads the package: both node types, the tool variant and the credential type are listed', async () => {
+test('n8n loads the package: both node types, the tool variant and the credential type are listed', async () => {
 	const nodes = await n8n.signedIn<Array<{ name: string }>>('GET', '/types/nodes.json');
 	expect(nodes.status).toBe(200);
 	const names = nodes.body.map((node) => node.name);
@@ -143,8 +97,8 @@ test('1. n8n loads the package: both node types, the tool variant and the creden
 	expect(credentials.body.map((type) => type.name)).toContain(CREDENTIAL_TYPE);
 });
 
-test('2. the credential created through the public API passes its test; a wrong secret fails clearly', async () => {
-	credential = await createCredential(n8n, 'Invoicing & Assets account');
+test('the credential created through the public API passes its test; a wrong secret fails clearly', async () => {
+	credential = await createCredential(n8n, sim, 'Invoicing & Assets account');
 	const tested = await n8n.api<{ status: string; message: string }>(
 		'POST',
 		`/credentials/${credential.id}/test`,
@@ -152,7 +106,9 @@ test('2. the credential created through the public API passes its test; a wrong 
 	expect(tested.body).toMatchObject({ status: 'OK' });
 
 	const wrongSecret = `${sim.defaultClient.clientSecret.slice(0, -4)}xxxx`;
-	const wrong = await createCredential(n8n, 'Wrong secret', { clientSecret: wrongSecret });
+	const wrong = await createCredential(n8n, sim, 'Wrong secret', {
+		data: { clientSecret: wrongSecret },
+	});
 	const failed = await n8n.api<{ status: string; message: string }>(
 		'POST',
 		`/credentials/${wrong.id}/test`,
@@ -166,7 +122,7 @@ test('2. the credential created through the public API passes its test; a wrong 
 	);
 });
 
-test('3–4. the published workflow registers exactly one https subscription carrying apiKey', async () => {
+test('the published workflow registers exactly one https subscription carrying apiKey', async () => {
 	const created = await n8n.api<{ id: string }>(
 		'POST',
 		'/workflows',
@@ -189,7 +145,7 @@ test('3–4. the published workflow registers exactly one https subscription car
 	expect(subscription.eventTypes).toEqual(['invoice.issued']);
 });
 
-test('5. an issued invoice runs the workflow, which fetches the invoice and its asset; the key is nowhere in the execution', async () => {
+test('an issued invoice runs the workflow, which fetches the invoice and its asset; the key is nowhere in the execution', async () => {
 	const { invoice } = issueInvoiceBillingAnAsset();
 	const [first] = await waitForExecutions(n8n, workflowId, 1);
 	expect(first.status).toBe('success');
@@ -206,7 +162,7 @@ test('5. an issued invoice runs the workflow, which fetches the invoice and its 
 	expectNoSecret(full, secrets([deliveryKey(), 'delivery key']), 'the execution data');
 });
 
-test('6. forged deliveries get 401 and start nothing', async () => {
+test('forged deliveries get 401 and start nothing', async () => {
 	const forged = {
 		eventId: randomUUID(),
 		eventType: 'invoice.issued',
@@ -234,7 +190,7 @@ test('6. forged deliveries get 401 and start nothing', async () => {
 	expect(since.get(sentinel.eventId)?.map((execution) => execution.status)).toEqual(['success']);
 });
 
-test('7. a re-delivery of the same event starts no second execution', async () => {
+test('a re-delivery of the same event starts no second execution', async () => {
 	const before = await listExecutions(n8n, workflowId);
 	sim.deliveries.setOptions({ duplicate: true });
 	let repeated: ReturnType<typeof issueInvoiceBillingAnAsset>['event'];
@@ -258,7 +214,7 @@ test('7. a re-delivery of the same event starts no second execution', async () =
 	expect([...since.keys()].sort()).toEqual([repeated.eventId, sentinel.eventId].sort());
 });
 
-test('8. after 61 simulated minutes the next event still succeeds with exactly one new token', async () => {
+test('after 61 simulated minutes the next event still succeeds with exactly one new token', async () => {
 	const before = await listExecutions(n8n, workflowId);
 	const tokensBefore = sim.log.tokensIssued();
 	sim.clock.advance(61 * MINUTE);
@@ -271,7 +227,7 @@ test('8. after 61 simulated minutes the next event still succeeds with exactly o
 	expect(sim.log.tokensIssued() - tokensBefore).toBe(1);
 });
 
-test('9. unpublish leaves no subscription; 20 publish/unpublish cycles never hold more than one', async () => {
+test('unpublish leaves no subscription; 20 publish/unpublish cycles never hold more than one', async () => {
 	expect((await n8n.api('POST', `/workflows/${workflowId}/unpublish`)).status).toBe(200);
 	await waitFor('no subscription', () => ourSubscriptions().length === 0);
 
@@ -296,11 +252,11 @@ test('9. unpublish leaves no subscription; 20 publish/unpublish cycles never hol
 	expect(ourSubscriptions()).toHaveLength(0);
 });
 
-test('10. the API key replaced as the README’s Expiry section says: each event runs once, nothing of the old key is left, unpublish and publish work', async () => {
+test('the API key replaced as the README’s Expiry section says: each event runs once, nothing of the old key is left, unpublish and publish work', async () => {
 	// A workflow of its own, published on a credential of its own: key A.
 	const oldKey = sim.registerClient({ environment: 'production' });
-	const rotated = await createCredential(n8n, 'Invoicing & Assets, key to replace', {
-		key: oldKey,
+	const rotated = await createCredential(n8n, sim, 'Invoicing & Assets, key to replace', {
+		client: oldKey,
 	});
 	const hookId = randomUUID();
 	const created = await n8n.api<{ id: string }>(
@@ -309,10 +265,7 @@ test('10. the API key replaced as the README’s Expiry section says: each event
 		invoiceToAssetWorkflow(rotated, hookId),
 	);
 	const rotating = created.body.id;
-	const subscriptionsOf = (clientId: string) =>
-		sim.subscriptions
-			.list(clientId)
-			.filter((subscription) => subscription.notificationUrl.includes(hookId));
+	const subscriptionsOf = (clientId: string) => subscriptionsOfHook(sim, hookId, clientId);
 	expect((await publishAndSettle(n8n, rotating, 'publish')).status).toBe('published');
 	const [oldSubscription] = subscriptionsOf(oldKey.clientId);
 	expect(subscriptionsOf(oldKey.clientId)).toHaveLength(1);
@@ -394,7 +347,7 @@ test('10. the API key replaced as the README’s Expiry section says: each event
 	}
 });
 
-test('11. after an out-of-band deletion, a restart in legacy publication mode re-creates the subscription', async () => {
+test('after an out-of-band deletion, a restart in legacy publication mode re-creates the subscription', async () => {
 	expect((await n8n.api('POST', `/workflows/${workflowId}/publish`)).status).toBe(200);
 	const [original] = await waitFor('the subscription', () =>
 		ourSubscriptions().length === 1 ? ourSubscriptions() : undefined,
@@ -415,10 +368,10 @@ test('11. after an out-of-band deletion, a restart in legacy publication mode re
 	expect(list.filter((entry) => entry.status === 'success')).toHaveLength(before + 1);
 });
 
-test('12. an n8n with a plain-http webhook URL registers nothing and explains the HTTPS requirement', async () => {
+test('an n8n with a plain-http webhook URL registers nothing and explains the HTTPS requirement', async () => {
 	plainN8n = new N8nInstance({ name: 'plain-http', https: false });
 	await plainN8n.start();
-	const plainCredential = await createCredential(plainN8n, 'Invoicing & Assets account');
+	const plainCredential = await createCredential(plainN8n, sim, 'Invoicing & Assets account');
 	const plainWebhookId = randomUUID();
 	const created = await plainN8n.api<{ id: string }>(
 		'POST',
@@ -456,7 +409,7 @@ test('12. an n8n with a plain-http webhook URL registers nothing and explains th
 	).toBe(false);
 });
 
-test('13. "Listen for test event" (the editor\'s Execute step) registers a /webhook-test/ subscription, runs once on an event, then deletes it; the published one stays', async () => {
+test('"Listen for test event" (the editor\'s Execute step) registers a /webhook-test/ subscription, runs once on an event, then deletes it; the published one stays', async () => {
 	expect(ourSubscriptions()).toHaveLength(1);
 	const [production] = ourSubscriptions();
 	const isTestUrl = (url: string) => new URL(url).pathname === `/webhook-test/${webhookId}/webhook`;

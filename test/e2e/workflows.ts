@@ -1,11 +1,14 @@
+import { randomUUID } from 'node:crypto';
+
 import type { IConnections, INode } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../n8n/credentials';
 import { PACKAGE_NAME } from '../n8n/package';
 import { EVERY_MINUTE, type PollTimes } from '../n8n/polling';
 
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.invoicingAssetsTrigger`;
 export const ACTION_TYPE = `${PACKAGE_NAME}.invoicingAssets`;
-export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
+export { CREDENTIAL_TYPE };
 
 export interface WorkflowJson {
 	name: string;
@@ -20,59 +23,71 @@ export const NODE_NAMES = {
 	asset: 'Get First Billed Asset',
 };
 
+type CredentialReference = { id: string; name: string };
+
+/** Connections that run `nodes` one after another, each on the one before's output. */
+export function inLine(nodes: Array<Pick<INode, 'name'>>): IConnections {
+	return Object.fromEntries(
+		nodes
+			.slice(0, -1)
+			.map((node, index) => [
+				node.name,
+				{ main: [[{ node: nodes[index + 1].name, type: 'main', index: 0 }]] },
+			]),
+	);
+}
+
+/** The nodes of this package the workflows below are made of, in a line 240 px apart. */
+function packageNodes(credential: CredentialReference, webhookId: string) {
+	const credentials = { [CREDENTIAL_TYPE]: credential };
+	const node = (name: string, type: string, column: number, parameters: INode['parameters']) => ({
+		id: randomUUID(),
+		name,
+		type,
+		typeVersion: 1,
+		position: [240 * column, 0] as [number, number],
+		parameters,
+		credentials,
+	});
+	return {
+		newInvoice: (name: string): INode => ({
+			...node(name, TRIGGER_TYPE, 0, { events: ['invoice.issued'], options: {} }),
+			webhookId,
+		}),
+		/** Invoice Get of the invoice the trigger's event names. */
+		invoiceOfEvent: (name: string, options: INode['parameters'] = {}): INode =>
+			node(name, ACTION_TYPE, 1, {
+				resource: 'invoice',
+				operation: 'get',
+				invoiceNumber: { __rl: true, mode: 'number', value: '={{ $json.data.invoiceNumber }}' },
+				options,
+			}),
+		asset: (name: string, column: number, assetId: string): INode =>
+			node(name, ACTION_TYPE, column, {
+				resource: 'managedAsset',
+				operation: 'get',
+				assetId: { __rl: true, mode: 'id', value: assetId },
+				options: {},
+			}),
+	};
+}
+
 /** Trigger (invoice.issued) → Invoice Get → Managed Asset Get of the first line's asset. */
 export function invoiceToAssetWorkflow(
-	credential: { id: string; name: string },
+	credential: CredentialReference,
 	webhookId: string,
 ): WorkflowJson {
-	const credentials = { [CREDENTIAL_TYPE]: credential };
+	const make = packageNodes(credential, webhookId);
+	const nodes = [
+		make.newInvoice(NODE_NAMES.trigger),
+		make.invoiceOfEvent(NODE_NAMES.invoice),
+		make.asset(NODE_NAMES.asset, 2, '={{ $json.lines[0].assetId }}'),
+	];
 	return {
 		name: `New invoice → fetch → asset ${webhookId.slice(0, 8)}`,
 		settings: { executionOrder: 'v1' },
-		nodes: [
-			{
-				id: 'a0c7f0c2-1b1e-4f6e-9a51-1d2f3e4a5b60',
-				name: NODE_NAMES.trigger,
-				type: TRIGGER_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				webhookId,
-				parameters: { events: ['invoice.issued'], options: {} },
-				credentials,
-			},
-			{
-				id: 'b1d8e1d3-2c2f-4a7f-8b62-2e3f4a5b6c71',
-				name: NODE_NAMES.invoice,
-				type: ACTION_TYPE,
-				typeVersion: 1,
-				position: [260, 0],
-				parameters: {
-					resource: 'invoice',
-					operation: 'get',
-					invoiceNumber: { __rl: true, mode: 'number', value: '={{ $json.data.invoiceNumber }}' },
-					options: {},
-				},
-				credentials,
-			},
-			{
-				id: 'c2e9f2e4-3d3a-4b8a-9c73-3f4a5b6c7d82',
-				name: NODE_NAMES.asset,
-				type: ACTION_TYPE,
-				typeVersion: 1,
-				position: [520, 0],
-				parameters: {
-					resource: 'managedAsset',
-					operation: 'get',
-					assetId: { __rl: true, mode: 'id', value: '={{ $json.lines[0].assetId }}' },
-					options: {},
-				},
-				credentials,
-			},
-		],
-		connections: {
-			[NODE_NAMES.trigger]: { main: [[{ node: NODE_NAMES.invoice, type: 'main', index: 0 }]] },
-			[NODE_NAMES.invoice]: { main: [[{ node: NODE_NAMES.asset, type: 'main', index: 0 }]] },
-		},
+		nodes,
+		connections: inLine(nodes),
 	};
 }
 
@@ -88,68 +103,29 @@ export const FOUR_NODE_NAMES = {
  * build it: Trigger (invoice.issued) → Invoice Get (Simplify) → Split Out assetIds → Managed Asset Get.
  */
 export function fourNodeInvoiceAssetsWorkflow(
-	credential: { id: string; name: string },
+	credential: CredentialReference,
 	webhookId: string,
 ): WorkflowJson {
-	const credentials = { [CREDENTIAL_TYPE]: credential };
+	const make = packageNodes(credential, webhookId);
 	const names = FOUR_NODE_NAMES;
-	const next = (node: string) => ({ main: [[{ node, type: 'main' as const, index: 0 }]] });
+	const nodes = [
+		make.newInvoice(names.trigger),
+		make.invoiceOfEvent(names.invoice, { simplify: true }),
+		{
+			id: randomUUID(),
+			name: names.split,
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: [480, 0] as [number, number],
+			parameters: { fieldToSplitOut: 'assetIds', include: 'allOtherFields', options: {} },
+		},
+		make.asset(names.asset, 3, '={{ $json.assetIds }}'),
+	];
 	return {
 		name: `New invoice → fetch → split → assets ${webhookId.slice(0, 8)}`,
 		settings: { executionOrder: 'v1' },
-		nodes: [
-			{
-				id: 'd3fa03f5-4e4b-4c9b-8d84-4a5b6c7d8e93',
-				name: names.trigger,
-				type: TRIGGER_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				webhookId,
-				parameters: { events: ['invoice.issued'], options: {} },
-				credentials,
-			},
-			{
-				id: 'e4ab14a6-5f5c-4dac-9e95-5b6c7d8e9fa4',
-				name: names.invoice,
-				type: ACTION_TYPE,
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: {
-					resource: 'invoice',
-					operation: 'get',
-					invoiceNumber: { __rl: true, mode: 'number', value: '={{ $json.data.invoiceNumber }}' },
-					options: { simplify: true },
-				},
-				credentials,
-			},
-			{
-				id: 'f5bc25b7-6a6d-4ebd-8fa6-6c7d8e9fa0b5',
-				name: names.split,
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: [480, 0],
-				parameters: { fieldToSplitOut: 'assetIds', include: 'allOtherFields', options: {} },
-			},
-			{
-				id: '06cd36c8-7b7e-4fce-9ab7-7d8e9fa0b1c6',
-				name: names.asset,
-				type: ACTION_TYPE,
-				typeVersion: 1,
-				position: [720, 0],
-				parameters: {
-					resource: 'managedAsset',
-					operation: 'get',
-					assetId: { __rl: true, mode: 'id', value: '={{ $json.assetIds }}' },
-					options: {},
-				},
-				credentials,
-			},
-		],
-		connections: {
-			[names.trigger]: next(names.invoice),
-			[names.invoice]: next(names.split),
-			[names.split]: next(names.asset),
-		},
+		nodes,
+		connections: inLine(nodes),
 	};
 }
 

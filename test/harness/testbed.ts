@@ -6,36 +6,34 @@ import {
 	type Simulator,
 	type SimulatorOptions,
 } from '../simulator';
+import { credentialData } from './test-data';
 import { Harness } from './workflow';
 
 /**
  * A new API key entered in a stored credential as n8n's editor saves it: Client ID and Client
  * Secret change, the hidden token stays.
  */
-export function enterKeyAsEditor(harness: Harness, credential: INodeCredentialsDetails, key: ClientRecord) {
+export function enterKeyAsEditor(
+	harness: Harness,
+	credential: INodeCredentialsDetails,
+	key: ClientRecord,
+) {
 	harness.credentials.edit(credential.id ?? '', {
 		clientId: key.clientId,
 		clientSecret: key.clientSecret,
 	});
 }
 
-/** The credential a user would enter for this simulator client. */
+/**
+ * The credential a user would enter for this simulator client, as n8n stores it: the fields left
+ * empty (Key Expires On, the hidden token) are stored as empty strings.
+ */
 export function credentialFor(
 	sim: Simulator,
 	client: ClientRecord = sim.defaultClient,
 	overrides: ICredentialDataDecryptedObject = {},
 ): ICredentialDataDecryptedObject {
-	return {
-		environment: client.environment,
-		baseUrl: client.environment === 'sandbox' ? sim.sandboxServiceUrl : sim.serviceUrl,
-		identityUrl: sim.identityUrl,
-		scope: client.scope,
-		clientId: client.clientId,
-		clientSecret: client.clientSecret,
-		keyExpiresOn: '',
-		accessToken: '',
-		...overrides,
-	};
+	return { ...credentialData(sim, client), keyExpiresOn: '', accessToken: '', ...overrides };
 }
 
 export interface Testbed {

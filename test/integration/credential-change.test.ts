@@ -3,17 +3,10 @@
  * A token belongs to the key (and addresses) it was obtained for. The credential is changed here
  * as n8n's editor saves it: the fields shown change and the hidden token is kept.
  */
-import type {
-	IExecuteFunctions,
-	INodeCredentialsDetails,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type { INodeCredentialsDetails } from 'n8n-workflow';
 
-import { paths } from '../../nodes/InvoicingAssets/transport/contract';
 import { CREDENTIAL_TYPE } from '../harness/node-types';
+import { addSubscriptionListProbe } from '../harness/probe';
 import { expectNoSecret } from '../harness/secrets';
 import {
 	credentialFor,
@@ -27,39 +20,13 @@ import type { ClientRecord } from '../simulator';
 const listSubscriptions = { resource: 'subscription', operation: 'getAll', returnAll: true };
 const listInvoices = { resource: 'invoice', operation: 'getAll', returnAll: true, filters: {} };
 
-/** A node that uses the credential without the package's transport, as the HTTP Request node does. */
-const PROBE = 'harness.credentialProbe';
-class CredentialProbe implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Credential Probe',
-		name: 'credentialProbe',
-		group: ['transform'],
-		version: 1,
-		description: 'Lists the subscriptions with n8n’s own authenticated request',
-		defaults: { name: 'Credential Probe' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
-		properties: [],
-		usableAsTool: true,
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const { baseUrl } = await this.getCredentials(CREDENTIAL_TYPE);
-		const listed = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
-			url: `${String(baseUrl)}${paths.subscriptions}`,
-			headers: { Accept: 'application/json' },
-			json: true,
-		})) as unknown[];
-		return [[{ json: { subscriptions: listed.length } }]];
-	}
-}
-
 let testbed: Testbed;
+/** Runs a node that authenticates through n8n alone, as the HTTP Request node does. */
+let runProbe: ReturnType<typeof addSubscriptionListProbe>;
 
 beforeAll(async () => {
 	testbed = await startTestbed({ invoices: 1000, assets: 5 });
-	testbed.harness.nodeTypes.register(PROBE, new CredentialProbe());
+	runProbe = addSubscriptionListProbe(testbed.harness, CREDENTIAL_TYPE);
 });
 
 afterAll(async () => {
@@ -137,25 +104,7 @@ test('a node that authenticates through n8n alone (as the HTTP Request node) sen
 	const credential = await usedCredential(old);
 	enterKey(credential, replacement);
 
-	const name = 'Credential Probe';
-	const run = await testbed.harness.runWorkflow({
-		nodes: [
-			{
-				id: 'probe',
-				name,
-				type: PROBE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-				credentials: { [CREDENTIAL_TYPE]: credential },
-			},
-		],
-		connections: {},
-		startNode: name,
-		input: [{ json: {} }],
-	});
-
-	const task = run.data.resultData.runData[name][0];
+	const task = await runProbe(credential);
 	expect(task.error).toBeUndefined();
 	expect(task.data?.main[0]?.map((item) => item.json)).toEqual([{ subscriptions: 0 }]);
 	// The first try carries no usable token (no client), the second the new key's.

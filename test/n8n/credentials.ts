@@ -1,10 +1,10 @@
 /**
- * A credential changed in a real n8n the way its editor does it (n8n 2.41.0's and 1.123.43's
- * editor alike): load the credential with its data (n8n redacts password fields, the hidden token
- * included), fill in the defaults, apply the user's changes, save what
- * `NodeHelpers.getNodeParameters` keeps of it, then test the credential with the full form, as the
- * editor does after every save of a testable credential. n8n restores the redacted values from
- * what it stored, so the hidden token stays.
+ * The package's credential in a real n8n: created through the public API, and changed the way
+ * n8n's editor does it (n8n 2.41.0's and 1.123.43's editor alike): load the credential with its
+ * data (n8n redacts password fields, the hidden token included), fill in the defaults, apply the
+ * user's changes, save what `NodeHelpers.getNodeParameters` keeps of it, then test the credential
+ * with the full form, as the editor does after every save of a testable credential. n8n restores
+ * the redacted values from what it stored, so the hidden token stays.
  */
 import type {
 	ICredentialDataDecryptedObject,
@@ -13,7 +13,36 @@ import type {
 } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
+import { credentialData } from '../harness/test-data';
+import type { ClientRecord, Simulator } from '../simulator';
 import type { N8nInstance } from './instance';
+
+export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
+
+export interface CredentialReference {
+	id: string;
+	name: string;
+}
+
+/**
+ * Creates the package's credential through n8n's public API, as a user enters it for `client`
+ * (by default the simulator's own key). `data` replaces fields, e.g. a wrong secret, or adds what
+ * a release asks for (`N8nRelease.credentialDataExtras`).
+ */
+export async function createCredential(
+	n8n: N8nInstance,
+	sim: Simulator,
+	name: string,
+	{ client, data = {} }: { client?: ClientRecord; data?: ICredentialDataDecryptedObject } = {},
+): Promise<CredentialReference> {
+	const created = await n8n.api<{ id: string; name: string }>('POST', '/credentials', {
+		name,
+		type: CREDENTIAL_TYPE,
+		data: { ...credentialData(sim, client), ...data },
+	});
+	if (created.status !== 200) throw new Error(`credential: ${created.status} ${created.text}`);
+	return { id: created.body.id, name: created.body.name };
+}
 
 interface StoredCredential {
 	id: string;

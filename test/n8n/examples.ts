@@ -5,6 +5,7 @@ import { join } from 'node:path';
 
 import type { IConnections, INode } from 'n8n-workflow';
 
+import type { CredentialReference } from './credentials';
 import { REPOSITORY } from './package';
 
 export const EXAMPLES = {
@@ -19,11 +20,6 @@ export interface WorkflowFile {
 	nodes: INode[];
 	connections: IConnections;
 	settings: Record<string, unknown>;
-}
-
-export interface CredentialReference {
-	id: string;
-	name: string;
 }
 
 /**

@@ -16,12 +16,13 @@ import { cpus, loadavg } from 'node:os';
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
 import {
 	NODE_NAMES,
-	CREDENTIAL_TYPE,
 	invoiceToAssetWorkflow,
 	POLLING_NODE_NAME,
 	pollingWorkflow,
 } from '../e2e/workflows';
 import { expectNoSecret } from '../harness/secrets';
+import { issueInvoiceBillingAnAsset as issueAnInvoice } from '../harness/test-data';
+import { createCredential } from '../n8n/credentials';
 import {
 	getExecution,
 	hasEnded,
@@ -167,21 +168,10 @@ function sendersSince(from: number, route: string): string[] {
 
 let assetCursor = 0;
 
+/** An invoice billing the next asset in turn, so that the executions fetch different assets. */
 function issueInvoiceBillingAnAsset() {
 	const assets = sim.data.assets();
-	const asset = assets[assetCursor++ % assets.length];
-	return sim.issueInvoice({
-		customerNumber: asset.customerNumber,
-		lines: [
-			{
-				assetId: asset.assetId,
-				description: 'Managed service',
-				quantity: 1,
-				unitPrice: 120,
-				amount: 120,
-			},
-		],
-	});
+	return issueAnInvoice(sim, assets[assetCursor++ % assets.length]);
 }
 
 /**
@@ -227,31 +217,14 @@ function throughput(startedAt: number, runs: Execution[]) {
 	return { seconds, perSecond: runs.length / seconds };
 }
 
-function credentialData() {
-	return {
-		environment: 'production',
-		baseUrl: sim.serviceUrl,
-		identityUrl: sim.identityUrl,
-		scope: sim.defaultClient.scope,
-		clientId: sim.defaultClient.clientId,
-		clientSecret: sim.defaultClient.clientSecret,
-	};
-}
-
 /** Creates the credential and the workflow on `instance`, tests the credential, publishes. */
 async function publishWorkflow(instance: N8nInstance, hookId: string) {
-	const created = await instance.api<{ id: string; name: string }>('POST', '/credentials', {
-		name: 'Invoicing & Assets account',
-		type: CREDENTIAL_TYPE,
-		data: credentialData(),
-	});
-	if (created.status !== 200) throw new Error(`credential: ${created.status} ${created.text}`);
+	const reference = await createCredential(instance, sim, 'Invoicing & Assets account');
 	const tested = await instance.api<{ status: string }>(
 		'POST',
-		`/credentials/${created.body.id}/test`,
+		`/credentials/${reference.id}/test`,
 	);
 	expect(tested.body).toMatchObject({ status: 'OK' });
-	const reference = { id: created.body.id, name: created.body.name };
 	const workflow = await instance.api<{ id: string }>(
 		'POST',
 		'/workflows',
@@ -564,20 +537,11 @@ const POLL_SECONDS = 10;
 /** The Polling Trigger (every 10 s, invoices issued or paid) → No Operation, on the main. */
 async function publishPollingWorkflow() {
 	const { main } = queue();
-	const created = await main.api<{ id: string; name: string }>('POST', '/credentials', {
-		name: 'Invoicing & Assets account (polling)',
-		type: CREDENTIAL_TYPE,
-		data: credentialData(),
-	});
-	expect(created.status).toBe(200);
+	const credential = await createCredential(main, sim, 'Invoicing & Assets account (polling)');
 	const answer = await main.api<{ id: string }>(
 		'POST',
 		'/workflows',
-		pollingWorkflow(
-			{ id: created.body.id, name: created.body.name },
-			['invoice.issued', 'invoice.paid'],
-			pollEvery(POLL_SECONDS),
-		),
+		pollingWorkflow(credential, ['invoice.issued', 'invoice.paid'], pollEvery(POLL_SECONDS)),
 	);
 	expect(answer.status).toBe(200);
 	expect((await main.api('POST', `/workflows/${answer.body.id}/publish`)).status).toBe(200);
@@ -726,7 +690,7 @@ test('unpublish → 0 subscriptions; the main alone ran create and delete', asyn
 });
 
 /**
- * The exactly-once recipe under a burst (issue 23). BURST invoices are issued at once, the service
+ * The exactly-once recipe under a burst. BURST invoices are issued at once, the service
  * delivering each event to the first webhook process; the first half is also copied to the second
  * webhook process at the same moment, the second half is repeated there once the burst has run.
  * docs/repeated-deliveries.md states the bound: each event's work runs once, none twice, none never.

@@ -10,17 +10,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { DELIVERY_KEY_PARAMETER } from '../../nodes/InvoicingAssets/transport/contract';
-import { CREDENTIAL_TYPE } from '../e2e/workflows';
 import { waitFor, type Execution } from '../n8n/executions';
-import {
-	EXAMPLES,
-	loadExample,
-	type CredentialReference,
-	type WorkflowFile,
-} from '../n8n/examples';
+import { createCredential, type CredentialReference } from '../n8n/credentials';
+import { EXAMPLES, loadExample, type WorkflowFile } from '../n8n/examples';
 import type { N8nInstance } from '../n8n/instance';
 import { REPOSITORY } from '../n8n/package';
-import { credentialData } from '../reliability/support';
 import type { Simulator } from '../simulator';
 import type { RunningPostgres } from './services';
 
@@ -57,23 +51,10 @@ export async function createRecipeCredentials(
 	sim: Simulator,
 	postgres: RunningPostgres,
 ): Promise<{ service: CredentialReference; postgres: CredentialReference }> {
-	const create = async (name: string, type: string, data: Record<string, unknown>) => {
-		const answer = await main.api<{ id: string; name: string }>('POST', '/credentials', {
-			name,
-			type,
-			data,
-		});
-		if (answer.status !== 200)
-			throw new Error(`credential ${type}: ${answer.status} ${answer.text}`);
-		return { id: answer.body.id, name: answer.body.name };
-	};
-	return {
-		service: await create(
-			'Invoicing & Assets account (exactly once)',
-			CREDENTIAL_TYPE,
-			credentialData(sim),
-		),
-		postgres: await create('Postgres account', 'postgres', {
+	const answer = await main.api<{ id: string; name: string }>('POST', '/credentials', {
+		name: 'Postgres account',
+		type: 'postgres',
+		data: {
 			host: '127.0.0.1',
 			port: postgres.port,
 			database: EVENTS_DATABASE,
@@ -82,7 +63,13 @@ export async function createRecipeCredentials(
 			ssl: 'disable',
 			allowUnauthorizedCerts: false,
 			maxConnections: 100,
-		}),
+		},
+	});
+	if (answer.status !== 200)
+		throw new Error(`credential postgres: ${answer.status} ${answer.text}`);
+	return {
+		service: await createCredential(main, sim, 'Invoicing & Assets account (exactly once)'),
+		postgres: { id: answer.body.id, name: answer.body.name },
 	};
 }
 
@@ -98,8 +85,9 @@ export function exactlyOnceRecipe(credentials: {
 
 /**
  * The same workflow with n8n's Remove Duplicates node (Remove Items Processed in Previous
- * Executions, on `eventId`) in place of Record Event ID and Only New Events: the recipe before
- * issue 23. `scope` and `historySize` are the node's options (n8n's defaults: node, 10,000).
+ * Executions, on `eventId`) in place of Record Event ID and Only New Events: the recipe the docs
+ * gave before the exactly-once one. `scope` and `historySize` are the node's options (n8n's
+ * defaults: node, 10,000).
  */
 export function removeDuplicatesRecipe(
 	credentials: { service: CredentialReference; postgres: CredentialReference },

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
- * Item 4: Invoice Get under faults, through the harness (n8n-core's engine, the simulator over
+ * Invoice Get under faults, through the harness (n8n-core's engine, the simulator over
  * HTTPS). 10% of the requests are answered 500, 503 or 429 (both with a small Retry-After) and 1%
  * are dropped; every output item is checked against the simulator's record. The retries absorb
  * all of these, so the "failed with a clear error" path is then exercised on purpose: a few items

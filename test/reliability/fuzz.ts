@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
- * Item 6: generated invoice numbers, asset IDs and filter values through the action node (harness,
+ * Generated invoice numbers, asset IDs and filter values through the action node (harness,
  * one run per value, Continue On Fail off so that each error keeps its class). The simulator's
  * request log must show every request on the intended route with the value intact (URL-decoded
  * once), and every rejection must be a clear NodeOperationError or NodeApiError.

@@ -1,14 +1,14 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /* eslint-disable @n8n/community-nodes/no-dangerous-functions -- runs the project's own test suites */
 /**
- * Item 7: secret hygiene. The run (and the suites scanned with it) use marker secrets: client
- * secrets and tokens made up by the simulator start with a marker, and every simulator records
- * each secret it handles, delivery keys included (test/simulator/secret-record.ts). Every n8n keeps
- * its log, database, workflows and executions when disposed (test/n8n/artifacts.ts). This check
- * scans every place a secret could show up for the marker and for each recorded value: test
- * output, n8n's logs, executions and workflows exported through the API, n8n's database files, the
- * simulator's request and delivery logs, the error messages the checks saw, and this run's own
- * output (run.ts keeps a copy) and table.
+ * Secret hygiene: no secret in anything a run leaves behind. The run (and the suites scanned with
+ * it) use marker secrets: client secrets and tokens made up by the simulator start with a marker,
+ * and every simulator records each secret it handles, delivery keys included
+ * (test/simulator/secret-record.ts). Every n8n keeps its log, database, workflows and executions
+ * when disposed (test/n8n/artifacts.ts). This check scans every place a secret could show up for
+ * the marker and for each recorded value: test output, n8n's logs, executions and workflows
+ * exported through the API, n8n's database files, the simulator's request and delivery logs, the
+ * error messages the checks saw, and this run's own output (run.ts keeps a copy) and table.
  *
  * The suites: `.ci/run` runs every suite once, already with this marker and with its records,
  * artifacts and output in the folder INVOICING_SECRET_SCAN_DIR names; that folder is scanned here

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
- * Issue 22: API keys replaced again and again, as the README's "Expiry" section says, on the real
+ * API keys replaced again and again, as the README's "Expiry" section says, on the real
  * n8n while events keep coming. Several published workflows, each with its own credential; in each
  * round every workflow gets a new key (saved as n8n's editor saves it), is unpublished and
  * published, and once the service's retries are over its old key is deleted. Each event must start
@@ -55,7 +55,7 @@ export async function keyRotationCheck(ctx: RunContext) {
 		const rotated: Rotated[] = [];
 		for (let index = 0; index < workflows; index++) {
 			const key = sim.registerClient({ environment: 'production' });
-			const credential = await createCredential(n8n, sim, `Key rotation ${index}`, key);
+			const credential = await createCredential(n8n, sim, `Key rotation ${index}`, { client: key });
 			const webhookId = randomUUID();
 			const workflowId = await createWorkflow(
 				n8n,

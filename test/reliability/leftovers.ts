@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /**
- * Issue 17's cases, under load and over time, in process (n8n-core's engine, the simulator over
- * HTTPS), apart from soak.ts:
+ * Identity-service faults and subscriptions left behind, under load and over time, in process
+ * (n8n-core's engine, the simulator over HTTPS), apart from soak.ts:
  * - identity-service faults during three simulated hours of token renewals: many credentials
  *   (so many token requests), 10 % of the token requests answered 503 or 429 (Retry-After 1 s),
  *   left without an answer past the 30 s timeout, or dropped; every item is checked against the
@@ -212,11 +212,7 @@ export async function leftoversCheck(ctx: RunContext) {
 			unnamed.length === 0 && left.length === 0,
 			left.length ? `left: ${left.map((subscription) => subscription.id).join(', ')}` : undefined,
 		);
-		ctx.report.info(
-			ITEM,
-			'errors shown to the user in these cycles',
-			told.length,
-		);
+		ctx.report.info(ITEM, 'errors shown to the user in these cycles', told.length);
 	} finally {
 		for (const host of hosts) await host.close();
 		await testbed.close();

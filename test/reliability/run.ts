@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /**
  * `npm run reliability`: load, faults and abuse, measured against the real n8n 2.41.1 and the
- * simulator (issue 6). Prints ONE table on stdout: each figure, its goal, met or not; progress goes
+ * simulator. Prints ONE table on stdout: each figure, its goal, met or not; progress goes
  * to stderr.
  *
  *   npm run reliability                  full sizes (about 55–75 minutes on 2 cores; the polling soak 15)

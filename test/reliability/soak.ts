@@ -1,5 +1,5 @@
 /**
- * Item 1: the subscription lifecycle under faults, against the real n8n.
+ * The subscription lifecycle under faults, against the real n8n.
  *
  * soakCheck: publish/unpublish cycles of one trigger workflow on an n8n started in legacy
  * publication mode (N8N_USE_WORKFLOW_PUBLICATION_SERVICE=false from its first start: the mode is

@@ -12,7 +12,6 @@ import {
 	CA_DIR_ENV,
 	SECRET_MARKER_ENV,
 	startSimulator,
-	type ClientRecord,
 	type Simulator,
 	type SimulatorOptions,
 } from '../simulator';
@@ -161,38 +160,11 @@ export function printable(text: string): string {
 /* ---------------------------------------------------------------- real n8n */
 
 export const PACKAGE_NODE = 'n8n-nodes-invoicing-assets';
-export const CREDENTIAL_TYPE = 'invoicingAssetsApi';
-
-export interface CredentialRef {
-	id: string;
-	name: string;
-}
-
-export function credentialData(sim: Simulator, client: ClientRecord = sim.defaultClient) {
-	return {
-		environment: client.environment,
-		baseUrl: client.environment === 'sandbox' ? sim.sandboxServiceUrl : sim.serviceUrl,
-		identityUrl: sim.identityUrl,
-		scope: client.scope,
-		clientId: client.clientId,
-		clientSecret: client.clientSecret,
-	};
-}
-
-export async function createCredential(
-	n8n: N8nInstance,
-	sim: Simulator,
-	name: string,
-	client?: ClientRecord,
-): Promise<CredentialRef> {
-	const created = await n8n.api<{ id: string; name: string }>('POST', '/credentials', {
-		name,
-		type: CREDENTIAL_TYPE,
-		data: credentialData(sim, client),
-	});
-	if (created.status !== 200) throw new Error(`credential: ${created.status} ${created.text}`);
-	return { id: created.body.id, name: created.body.name };
-}
+export {
+	CREDENTIAL_TYPE,
+	createCredential,
+	type CredentialReference as CredentialRef,
+} from '../n8n/credentials';
 
 export async function createWorkflow(n8n: N8nInstance, workflow: unknown): Promise<string> {
 	const created = await n8n.api<{ id: string }>('POST', '/workflows', workflow);

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
- * Item 5: the token under stress, in the real n8n. Simulated hours with traffic every simulated
+ * The token under stress, in the real n8n. Simulated hours with traffic every simulated
  * minute (concurrent runs of Webhook → Split Out → Invoice Get), token expiry, and at the halfway
  * mark a rotation to a new client secret: the simulator's key gets a new secret and the credential
  * is updated through n8n's public API with a partial PATCH (n8n keeps the cached token). The old

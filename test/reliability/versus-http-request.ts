@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
- * Item 3: the action node against n8n's HTTP Request node with our credential (predefined credential
+ * The action node against n8n's HTTP Request node with our credential (predefined credential
  * type), in the real n8n: the same Invoice Gets, same instance, same simulator, same run. Each
  * workflow is Webhook (answers with every item of the last node) → Split Out → the Get node, started
  * by one POST whose body holds the invoice numbers; its wall time is the POST's. The two take turns,

@@ -12,9 +12,15 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'undici';
 
 import { DELIVERY_KEY_PARAMETER } from '../../../nodes/InvoicingAssets/transport/contract';
+import {
+	credentialData,
+	issueInvoiceBillingAnAsset as issueAnInvoice,
+	deliverToHook,
+	subscriptionsOfHook,
+} from '../../harness/test-data';
+import { createCredential } from '../../n8n/credentials';
 import { getExecution, listExecutions, waitFor, waitForEvent } from '../../n8n/executions';
 import { cacheRoot, releaseFromEnv, N8N_1X } from '../../n8n/install';
 import { N8nInstance } from '../../n8n/instance';
@@ -41,48 +47,11 @@ const webhookId = randomUUID();
 const results: Array<{ step: string; passed: boolean }> = [];
 const started = Date.now();
 
-function ourSubscriptions() {
-	return sim.subscriptions
-		.list()
-		.filter((subscription) => subscription.notificationUrl.includes(webhookId));
-}
+const ourSubscriptions = () => subscriptionsOfHook(sim, webhookId);
+const issueInvoiceBillingAnAsset = () => issueAnInvoice(sim);
 
-function issueInvoiceBillingAnAsset() {
-	const asset = sim.data.assets()[0];
-	return sim.issueInvoice({
-		customerNumber: asset.customerNumber,
-		lines: [
-			{
-				assetId: asset.assetId,
-				description: 'Managed service',
-				quantity: 1,
-				unitPrice: 120,
-				amount: 120,
-			},
-		],
-	});
-}
-
-function credentialData() {
-	return {
-		environment: 'production',
-		baseUrl: sim.serviceUrl,
-		identityUrl: sim.identityUrl,
-		scope: sim.defaultClient.scope,
-		clientId: sim.defaultClient.clientId,
-		clientSecret: sim.defaultClient.clientSecret,
-		...release.credentialDataExtras,
-	};
-}
-
-async function deliver(query: string, body: unknown) {
-	const response = await request(`${n8n.url}/webhook/${webhookId}/webhook${query}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
-	return { status: response.statusCode, text: await response.body.text() };
-}
+const deliver = async (query: string, body: unknown) =>
+	await deliverToHook(n8n.url, webhookId, query, body);
 
 /** The status, with the answer's text when it is not 200, so that a failure shows n8n's reason. */
 function answered(answer: { status: number; text: string }): string {
@@ -138,18 +107,14 @@ step(
 );
 
 step('the credential test passes', async () => {
-	const created = await n8n.api<{ id: string; name: string }>('POST', '/credentials', {
-		name: 'Invoicing & Assets account',
-		type: CREDENTIAL_TYPE,
-		data: credentialData(),
+	credential = await createCredential(n8n, sim, 'Invoicing & Assets account', {
+		data: release.credentialDataExtras,
 	});
-	expect(answered(created)).toBe('200');
-	credential = { id: created.body.id, name: created.body.name };
 	const tokensBefore = sim.log.tokensIssued();
 	const tested = await n8n.testCredential({
 		...credential,
 		type: CREDENTIAL_TYPE,
-		data: credentialData(),
+		data: { ...credentialData(sim), ...release.credentialDataExtras },
 	});
 	expect(tested.body).toMatchObject({ status: 'OK' });
 	expect(sim.log.tokensIssued() - tokensBefore).toBe(1);

@@ -6,6 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Asset, Invoice } from '../../../nodes/InvoicingAssets/transport/contract';
+import { summarizeAsset, summarizeInvoice } from '../../../nodes/InvoicingAssets/actions/simplify';
 import { expectNoSecrets, jsonOf, pairedIndexes, run, useTestbed, type Json } from './helpers';
 
 const SEED = { invoices: 40, assets: 30 };
@@ -142,25 +143,14 @@ describe('Invoice → Get with Include Billed Assets', () => {
 			input: inputFor([invoice]),
 		});
 
-		const simplified = (id: string) => {
-			const { assetId, serialNumber, type, model, site, customerNumber, status, contractEnd } =
-				storedAsset(id);
-			return { assetId, serialNumber, type, model, site, customerNumber, status, contractEnd };
-		};
 		expect(jsonOf(result)).toEqual([
 			{
-				invoiceNumber: invoice.invoiceNumber,
-				customerNumber: invoice.customerNumber,
-				issueDate: invoice.issueDate,
-				dueDate: invoice.dueDate,
-				status: invoice.status,
-				currency: invoice.currency,
-				totalAmount: invoice.totalAmount,
-				assetIds: [b, a],
-				assets: [simplified(b), simplified(a)],
+				...summarizeInvoice(invoice),
+				assets: [b, a].map((id) => summarizeAsset(storedAsset(id))),
 				missingAssets: [],
 			},
 		]);
+		expect(jsonOf(result)[0].assetIds).toEqual([b, a]);
 	});
 
 	test('the asset requests of all items together stay within the Concurrency option', async () => {

@@ -103,6 +103,23 @@ describe('Get Many against a list that pages differently from the contract', () 
 		expect(requests).toBe(2);
 	});
 
+	test('a first page shorter than asked, without a total, is the whole list when nothing follows at the page size it reports: one request more, no error', async () => {
+		const { testbed } = bed;
+		const all = testbed.sim.data.invoices();
+		const updatedBefore = all.map((invoice) => invoice.updatedAt).sort()[29];
+		const within = all.filter((invoice) => invoice.updatedAt <= updatedBefore);
+		testbed.sim.setListShape({ totalItems: 'null' });
+		testbed.sim.setListPagingDeviation({ mode: 'max-page-size', maxPageSize: within.length });
+		const result = await run(testbed, getMany({ returnAll: true, filters: { updatedBefore } }));
+
+		expect(result.error).toBeUndefined();
+		expect(jsonOf(result)).toEqual(within);
+		expect(pageRequests(testbed)).toEqual([
+			{ page: 1, pageSize: 100 },
+			{ page: 2, pageSize: within.length },
+		]);
+	});
+
 	test('a page that is not a page of records: a clear error, never the pages before it as the list', async () => {
 		const { testbed } = bed;
 		testbed.sim.faults.add({

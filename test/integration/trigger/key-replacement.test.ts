@@ -286,7 +286,7 @@ test(`a day after the replacement the old delivery key is refused, whatever the 
 });
 
 test('a workflow left out of unpublish and publish says so in n8n’s log while its subscription still delivers', async () => {
-	// Issue 22: "Events stop, silently". The old key still lives; once it is deleted, nothing can tell.
+	// Else events would stop silently: the old key still lives, and once it is deleted nothing can tell.
 	const { sim } = testbed;
 	const oldKey = sim.registerClient({ environment: 'production' });
 	const { host: trigger, credential } = await publishedOn(oldKey);

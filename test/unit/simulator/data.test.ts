@@ -11,9 +11,20 @@ describe('DataStore', () => {
 		expect(JSON.stringify(c.invoices)).not.toBe(JSON.stringify(a.invoices));
 	});
 
+	test('by default 1,050 invoices and 300 assets, sorted by number and ID', () => {
+		const store = new DataStore({});
+		expect(store.invoices).toHaveLength(1050);
+		expect(store.assets).toHaveLength(300);
+		const numbers = store.invoices.map((invoice) => invoice.invoiceNumber);
+		expect([...numbers].sort()).toEqual(numbers);
+		const ids = store.assets.map((asset) => asset.assetId);
+		expect([...ids].sort()).toEqual(ids);
+	});
+
 	test('every invoice has 1 to 4 lines billing assets of its own customer, or none', () => {
 		const store = new DataStore({ invoices: 500, assets: 100 });
 		let withAsset = 0;
+		let withoutAsset = 0;
 		for (const invoice of store.invoices) {
 			expect(invoice.lines.length).toBeGreaterThanOrEqual(1);
 			expect(invoice.lines.length).toBeLessThanOrEqual(4);
@@ -21,12 +32,17 @@ describe('DataStore', () => {
 			expect(invoice.totalAmount).toBeCloseTo(subtotal + (invoice.taxAmount ?? 0), 1);
 			for (const line of invoice.lines) {
 				expect(line.amount).toBeCloseTo(line.quantity * line.unitPrice, 1);
-				if (line.assetId === null) continue;
+				if (line.assetId === null) {
+					withoutAsset++;
+					continue;
+				}
 				withAsset++;
 				expect(store.asset(line.assetId)?.customerNumber).toBe(invoice.customerNumber);
 			}
 		}
-		expect(withAsset).toBeGreaterThan(0);
+		// Most lines bill an asset; some bill none.
+		expect(withAsset).toBeGreaterThan(withoutAsset);
+		expect(withoutAsset).toBeGreaterThan(0);
 	});
 
 	// How fast 20,000 are made is a figure of `npm run bench` (simulator seeding), not a check here.

@@ -26,7 +26,14 @@ describe('FaultInjector', () => {
 		expect(faults.take('token', 'POST')).toMatchObject({ latencyMs: 10, hits: 2 });
 	});
 
-	test('probability follows the seed', () => {
+	test('probability follows the seed: 0 never, 1 always, between them some of the time', () => {
+		const edges = new FaultInjector();
+		edges.add({ route: 'invoices.get', status: 500, probability: 0 });
+		edges.add({ route: 'invoices.list', status: 500, probability: 1 });
+		for (let i = 0; i < 5; i++) {
+			expect(edges.take('invoices.get', 'GET')).toBeUndefined();
+			expect(edges.take('invoices.list', 'GET')?.status).toBe(500);
+		}
 		const pattern = (seed: number) => {
 			const faults = new FaultInjector(seed);
 			faults.add({ route: 'assets.list', status: 500, probability: 0.3 });

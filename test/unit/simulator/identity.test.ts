@@ -40,10 +40,20 @@ describe('ClientRegistry', () => {
 		);
 	});
 
-	test('the expiry is at most 12 calendar months ahead', () => {
+	test('the expiry is 12 calendar months ahead unless given, at most that, and never past', () => {
 		const { clients, clock } = setup();
 		const latest = clock.now();
 		latest.setUTCMonth(latest.getUTCMonth() + 12);
+		const byDefault = clients.register({ environment: 'sandbox' });
+		expect(Math.abs(byDefault.keyExpiresAt.getTime() - latest.getTime())).toBeLessThan(5000);
+		expect(byDefault.clientSecret.length).toBeGreaterThanOrEqual(20);
+		expect(byDefault.scope).toMatch(/\/\.default$/);
+		expect(() =>
+			clients.register({
+				environment: 'production',
+				keyExpiresAt: new Date(clock.now().getTime() - 24 * 60 * MINUTE),
+			}),
+		).toThrow(/future/);
 		const ok = clients.register({
 			environment: 'sandbox',
 			keyExpiresAt: new Date(latest.getTime() - 1000),
