@@ -10,6 +10,9 @@
  *   npm run reliability -- --only=fuzz,token   some checks only (ids below)
  *   npm run reliability -- --only=polling      the polling soak only
  *   npm run reliability -- --skip=hygiene      all checks but some (.ci/run scans for secrets last)
+ *   npm run reliability -- --ci --sizes=returnAllInvoices=5000,comparisonDeliveries=400
+ *                                        some sizes changed (names in support.ts's Sizes)
+ *   npm run reliability -- --ci --judge-speed  speed goals judged at CI size too
  *
  * Speed goals (latency and wall-time ratios) are judged at full size only; at CI size they are
  * reported. Every run uses marker secrets (see test/simulator/secret-record.ts) and ends with the
@@ -43,7 +46,14 @@ import { hygieneCheck, SCAN_DIR_ENV, writeOwnRecords } from './hygiene';
 import { pollingSoakCheck } from './polling';
 import { Report } from './report';
 import { defaultModeCyclesCheck, soakCheck } from './soak';
-import { CI_SIZES, FULL_SIZES, OWN_OUTPUT_FILE, printable, type RunContext } from './support';
+import {
+	CI_SIZES,
+	FULL_SIZES,
+	OWN_OUTPUT_FILE,
+	printable,
+	type RunContext,
+	type Sizes,
+} from './support';
 import { keyRotationCheck } from './keys';
 import { identityFaultsCheck, leftoversCheck } from './leftovers';
 import { tokenCheck } from './token';
@@ -88,6 +98,16 @@ async function main() {
 			);
 		}
 	}
+	const sizes = { ...(ci ? CI_SIZES : FULL_SIZES) };
+	for (const setting of listed('sizes') ?? []) {
+		const [name, value] = setting.split('=');
+		if (!(name in sizes) || !Number.isFinite(Number(value)) || Number(value) < 0) {
+			throw new Error(
+				`--sizes: ${setting} is not <size>=<number>; the sizes are ${Object.keys(sizes).join(', ')}`,
+			);
+		}
+		sizes[name as keyof Sizes] = Number(value);
+	}
 	const checks = CHECKS.filter(
 		(check) => (!only || only.includes(check.id)) && !skip.includes(check.id),
 	);
@@ -123,7 +143,8 @@ async function main() {
 	let main: Promise<N8nInstance> | undefined;
 	const ctx: RunContext = {
 		ci,
-		sizes: ci ? CI_SIZES : FULL_SIZES,
+		judgeSpeed: args.includes('--judge-speed'),
+		sizes,
 		report,
 		workDir,
 		ownDir,
@@ -138,6 +159,8 @@ async function main() {
 				const instance = new N8nInstance({
 					name: 'reliability',
 					env: { EXECUTIONS_DATA_PRUNE: 'false' },
+					// The delivery-latency floor (deliveries.ts).
+					minimalTrigger: true,
 				});
 				ctx.say('starting the main n8n (default publication mode)');
 				await instance.start();
@@ -152,7 +175,7 @@ async function main() {
 
 	try {
 		ctx.say(
-			`${ci ? 'CI' : 'full'} sizes, Node ${process.version}, ${cpus().length} CPUs; checks: ${checks.map((check) => check.id).join(', ')}`,
+			`${ci ? 'CI' : 'full'} sizes${listed('sizes') ? ` (changed: ${listed('sizes')?.join(', ')})` : ''}, Node ${process.version}, ${cpus().length} CPUs; checks: ${checks.map((check) => check.id).join(', ')}`,
 		);
 		for (const [index, check] of checks.entries()) {
 			const checkStarted = Date.now();

@@ -1,6 +1,7 @@
 /** The workflows the real-n8n checks publish, as the public API takes them. */
 import { randomUUID } from 'node:crypto';
 
+import { MINIMAL_TRIGGER_TYPE } from '../n8n/minimal-trigger';
 import { CREDENTIAL_TYPE, PACKAGE_NODE, type CredentialRef } from './support';
 
 export const TRIGGER_NAME = 'Invoicing Trigger';
@@ -73,6 +74,21 @@ export function triggerWorkflow(
 			credentials: { [CREDENTIAL_TYPE]: credential },
 		},
 		...(getInvoice ? [getInvoiceNode(credential, '$json.data.invoiceNumber', 1)] : []),
+	]);
+}
+
+/** The test tree's minimal community trigger (test/n8n/minimal-trigger/), alone. */
+export function minimalTriggerWorkflow(webhookId: string, name: string) {
+	return workflow(name, [
+		{
+			id: randomUUID(),
+			name: 'Minimal Trigger',
+			type: MINIMAL_TRIGGER_TYPE,
+			typeVersion: 1,
+			position: at(0),
+			webhookId,
+			parameters: {},
+		},
 	]);
 }
 
