@@ -45,6 +45,7 @@ import { fuzzCheck } from './fuzz';
 import { hygieneCheck, SCAN_DIR_ENV, writeOwnRecords } from './hygiene';
 import { pollingSoakCheck } from './polling';
 import { Report } from './report';
+import { returnAllCheck } from './return-all';
 import { defaultModeCyclesCheck, soakCheck } from './soak';
 import {
 	CI_SIZES,
@@ -71,6 +72,7 @@ const CHECKS: Check[] = [
 	{ id: 'fuzz', item: '6 fuzzing', usesMainN8n: false, run: fuzzCheck },
 	{ id: 'deliveries', item: '2 deliveries', usesMainN8n: true, run: deliveriesCheck },
 	{ id: 'versus', item: '3 vs HTTP Request', usesMainN8n: true, run: versusHttpRequestCheck },
+	{ id: 'return-all', item: '3 vs HTTP Request', usesMainN8n: true, run: returnAllCheck },
 	{ id: 'token', item: '5 token', usesMainN8n: true, run: tokenCheck },
 	{ id: 'token-faults', item: '5 token', usesMainN8n: false, run: identityFaultsCheck },
 	{ id: 'publish', item: '1 soak', usesMainN8n: true, run: defaultModeCyclesCheck },
