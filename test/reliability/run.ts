@@ -5,7 +5,8 @@
  * to stderr.
  *
  *   npm run reliability                  full sizes (about 55–75 minutes on 2 cores; the polling soak 15)
- *   npm run reliability -- --ci          CI sizes (about 13–16 minutes; the polling soak 6), as assertions; ends with a jest-style
+ *   npm run reliability -- --ci          CI sizes (about 13–16 minutes on a quiet machine, 27 at a load average of 8–14;
+ *                                        the polling soak 6; return-all and the minimal-trigger comparison about 2), as assertions; ends with a jest-style
  *                                        "Tests: N failed, M passed, T total" line for .ci/run
  *   npm run reliability -- --only=fuzz,token   some checks only (ids below)
  *   npm run reliability -- --only=polling      the polling soak only
