@@ -13,7 +13,11 @@ export const EXAMPLES = {
 	overdueReport: 'daily-overdue-invoices-report.json',
 	exactlyOnce: 'new-invoice-exactly-once.json',
 	pollInvoices: 'poll-new-and-paid-invoices.json',
+	httpRequestAllInvoices: 'http-request-all-invoices.json',
 };
+
+/** The base URL the examples' HTTP Request nodes carry, for the user to replace with theirs. */
+export const EXAMPLE_BASE_URL = 'https://api.example.com';
 
 export interface WorkflowFile {
 	name: string;

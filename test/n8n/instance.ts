@@ -27,6 +27,7 @@ import { Agent, request } from 'undici';
 import { findCertificateAuthority, issueCertificate } from '../simulator/tls';
 import { copyArtifacts, exportArtifacts } from './artifacts';
 import { CURRENT_N8N, ensureN8n, type N8nInstallation, type N8nRelease } from './install';
+import { installMinimalTrigger } from './minimal-trigger';
 import { installPackage } from './package';
 import { freePort } from './ports';
 import { onShutdown } from './shutdown';
@@ -73,6 +74,11 @@ export interface N8nOptions {
 	args?: string[];
 	/** N8N_ENCRYPTION_KEY: random per instance unless given (queue mode: the same on every process). */
 	encryptionKey?: string;
+	/**
+	 * Also install the test tree's minimal community trigger (test/n8n/minimal-trigger.ts), a
+	 * second community package beside ours: the reliability run's delivery-latency floor.
+	 */
+	minimalTrigger?: boolean;
 }
 
 export interface HttpAnswer<T = unknown> {
@@ -133,6 +139,7 @@ export class N8nInstance {
 		this.encryptionKey = options.encryptionKey ?? randomBytes(24).toString('hex');
 		mkdirSync(join(this.userFolder, 'tmp'), { recursive: true });
 		installPackage(this.userFolder);
+		if (options.minimalTrigger) installMinimalTrigger(this.userFolder);
 		const ca = findCertificateAuthority(options.caDir ?? process.env.INVOICING_SIM_CA_DIR ?? '');
 		if (ca) {
 			const inherited = process.env.NODE_EXTRA_CA_CERTS;

@@ -3,12 +3,16 @@
  * Items 2, 6 (malformed bodies) and 7 (static data), against the real n8n:
  * - genuine deliveries interleaved with forged ones (every kind of bad key) at a fixed concurrency:
  *   every genuine event runs exactly once (event IDs checked in the execution data), no forged one runs;
- * - the delivery-response latency of our trigger against n8n's Webhook node (POST, answers on
- *   receipt), same n8n, same bodies, in blocks whose order rotates so that a slow spell of the machine
- *   weighs on all. Two workflow shapes, the same on both sides: nothing downstream (the trigger's own
- *   cost), and → Get Invoice with our credential (the usual use, where n8n's per-execution credential
- *   checks apply to both). Then a control: the same n8n restarted with N8N_EXPRESSION_ENGINE=legacy.
- *   Figures only, never judged at CI size: full runs only;
+ * - the delivery-response latency of our trigger against the floor of any community trigger: the
+ *   test tree's minimal community trigger (test/n8n/minimal-trigger/), a second community package in
+ *   the same n8n that answers 200 and emits the body as one item; same n8n, same bodies, mixed at
+ *   random into one stream so that the machine's load weighs on all alike. Goal: at most 1.1 times
+ *   its p50 and p99 (judged at full size, reported at CI size). At full size also, for information,
+ *   n8n's Webhook node (POST, answers on receipt), out of any community trigger's reach: n8n 2.41
+ *   acquires an expression isolate for every webhook request of every start node but its own Webhook
+ *   node (live-webhooks.js webhookPhaseNeedsIsolate). Two workflow shapes, the same on both sides:
+ *   nothing downstream (the trigger's own cost), and → Get Invoice with our credential (the usual
+ *   use). Then a control: the same n8n restarted with N8N_EXPRESSION_ENGINE=legacy;
  * - malformed bodies with the right key: a 4xx each, no execution;
  * - the workflow's static data holds the key's hash, never the key.
  */
@@ -33,7 +37,12 @@ import {
 	type Posted,
 	type RunContext,
 } from './support';
-import { coreWebhookWorkflow, TRIGGER_NAME, triggerWorkflow } from './workflows';
+import {
+	coreWebhookWorkflow,
+	minimalTriggerWorkflow,
+	TRIGGER_NAME,
+	triggerWorkflow,
+} from './workflows';
 
 const ITEM = '2 deliveries';
 const WARM_UP = 20;
@@ -108,13 +117,15 @@ export async function deliveriesCheck(ctx: RunContext) {
 	const sim = await startTrackedSimulator({ invoices: 200, assets: 20 });
 	const n8n = await ctx.mainN8n();
 	const agent = httpsAgent(sizes.deliveryConcurrency + 4);
-	// The comparison with n8n's Webhook node gives figures only: full runs.
+	// The minimal community trigger, the floor, at every size; n8n's Webhook node (figures for
+	// information only) and the legacy-engine control at full size.
 	const compareToWebhookNode = !ctx.ci;
 	try {
 		const credential = await createCredential(n8n, sim, 'Deliveries');
 		const ours = await publishTrigger(n8n, sim, agent, credential, 'Deliveries: trigger');
 		const other = await publishTrigger(n8n, sim, agent, credential, 'Deliveries: other trigger');
 		const probe = JSON.stringify(event(ours.subscriptionId, sim.data.invoices()[0].invoiceNumber));
+		const minimal = await publishMinimalTrigger(n8n, agent, 'the minimal community trigger', probe);
 		const comparison = compareToWebhookNode
 			? {
 					oursThenGet: await publishTrigger(
@@ -169,8 +180,8 @@ export async function deliveriesCheck(ctx: RunContext) {
 		// Warm-up of every receiver (counted in the executions, not in the latencies).
 		ctx.say('  deliveries: warm-up');
 		const receivers = comparison
-			? [ours, comparison.plain, comparison.oursThenGet, comparison.webhookThenGet]
-			: [ours];
+			? [ours, minimal, comparison.plain, comparison.oursThenGet, comparison.webhookThenGet]
+			: [ours, minimal];
 		for (const receiver of receivers) {
 			for (let i = 0; i < WARM_UP; i++) await receiver.send(genuineBody());
 		}
@@ -234,9 +245,13 @@ export async function deliveriesCheck(ctx: RunContext) {
 		const settle = async (list: Receiver[]) => {
 			for (const receiver of list) await settled(ctx, n8n, receiver);
 		};
-		const compared = comparison
-			? await compareWithWebhookNode(ctx, n8n, ours, comparison, genuineBody, settle)
-			: undefined;
+		const compared = await compareLatencies(
+			ctx,
+			n8n,
+			{ ours, minimal, comparison },
+			genuineBody,
+			settle,
+		);
 		await settle(receivers);
 		await malformedBodies(ctx, n8n, agent, ours);
 
@@ -306,9 +321,7 @@ export async function deliveriesCheck(ctx: RunContext) {
 			`our latency, interleaved with the forged ones, p50 / p99 (concurrency ${sizes.deliveryConcurrency})`,
 			`${ms(percentile(mixedMs, 50))} / ${ms(percentile(mixedMs, 99))}`,
 		);
-		if (comparison && compared) {
-			await reportComparison(ctx, n8n, { ours, ...comparison }, receivers, compared);
-		}
+		await reportComparison(ctx, n8n, { ours, minimal, comparison }, receivers, compared);
 
 		for (const receiver of [...receivers, other]) await unpublish(n8n, receiver.workflowId);
 		const left = await waitFor(
@@ -339,19 +352,29 @@ interface Compared {
 	legacyRefused: Map<Receiver, string[]>;
 }
 
+interface Contenders {
+	ours: Receiver;
+	/** The floor: the test tree's minimal community trigger. */
+	minimal: Receiver;
+	/** n8n's Webhook node and the → Get Invoice shapes: full size only. */
+	comparison?: Comparison;
+}
+
 /**
- * The same bodies to our trigger and n8n's Webhook node, both alone and → Get Invoice; then the
- * control: the same n8n restarted with its legacy expression engine (restarted back after).
+ * The same bodies to our trigger and the minimal community trigger; at full size also to n8n's
+ * Webhook node, and our trigger and the Webhook node → Get Invoice; then the control: the same n8n
+ * restarted with its legacy expression engine (restarted back after).
  */
-async function compareWithWebhookNode(
+async function compareLatencies(
 	ctx: RunContext,
 	n8n: N8nInstance,
-	ours: Receiver,
-	comparison: Comparison,
+	{ ours, minimal, comparison }: Contenders,
 	makeBody: () => string,
 	settle: (list: Receiver[]) => Promise<void>,
 ): Promise<Compared> {
-	const receivers = [ours, comparison.plain, comparison.oursThenGet, comparison.webhookThenGet];
+	const receivers = comparison
+		? [ours, minimal, comparison.plain, comparison.oursThenGet, comparison.webhookThenGet]
+		: [ours, minimal];
 	const { latencies, refused } = await compare(
 		ctx,
 		receivers,
@@ -359,11 +382,12 @@ async function compareWithWebhookNode(
 		makeBody,
 	);
 	await settle(receivers);
+	if (!comparison) return { latencies, refused, legacy: new Map(), legacyRefused: new Map() };
 
 	ctx.say('  deliveries: restarting n8n with N8N_EXPRESSION_ENGINE=legacy for the control');
 	n8n.setEnv({ N8N_EXPRESSION_ENGINE: 'legacy' });
 	await n8n.restart();
-	const control = [ours, comparison.plain];
+	const control = [ours, minimal, comparison.plain];
 	for (const receiver of control) {
 		await waitFor(
 			`${receiver.name} after the restart`,
@@ -387,7 +411,7 @@ async function compareWithWebhookNode(
 async function reportComparison(
 	ctx: RunContext,
 	n8n: N8nInstance,
-	{ ours, plain, oursThenGet, webhookThenGet }: Comparison & { ours: Receiver },
+	{ ours, minimal, comparison }: Contenders,
 	receivers: Receiver[],
 	{ latencies, refused, legacy, legacyRefused }: Compared,
 ) {
@@ -395,7 +419,7 @@ async function reportComparison(
 	const comparisonRefused = [...refused.values(), ...legacyRefused.values()].flat();
 	report.check(
 		ITEM,
-		'comparison deliveries answered 200 (every receiver, both engines)',
+		`comparison deliveries answered 200 (every receiver${comparison ? ', both engines' : ''})`,
 		comparisonRefused.length === 0 ? 'all' : `${comparisonRefused.length} not`,
 		'all',
 		comparisonRefused.length === 0,
@@ -411,45 +435,52 @@ async function reportComparison(
 			`${ms(percentile(values, 50))} / ${ms(percentile(values, 99))}`,
 		);
 	}
-	const ratioOf = (a: Receiver, b: Receiver, p: number) =>
-		percentile(latencies.get(a) ?? [], p) / percentile(latencies.get(b) ?? [], p);
-	speedFigure(
-		ctx,
-		ITEM,
-		'latency ratio ours / Webhook node, nothing downstream, p50',
-		ratioOf(ours, plain, 50),
-		1.2,
-	);
-	speedFigure(
-		ctx,
-		ITEM,
-		'latency ratio ours / Webhook node, nothing downstream, p99',
-		ratioOf(ours, plain, 99),
-		1.2,
-	);
-	speedFigure(
-		ctx,
-		ITEM,
-		'latency ratio ours / Webhook node, both → Get Invoice, p50',
-		ratioOf(oursThenGet, webhookThenGet, 50),
-		1.2,
-	);
-	speedFigure(
-		ctx,
-		ITEM,
-		'latency ratio ours / Webhook node, both → Get Invoice, p99',
-		ratioOf(oursThenGet, webhookThenGet, 99),
-		1.2,
-	);
-	const legacyRatio = (p: number) =>
-		percentile(legacy.get(ours) ?? [], p) / percentile(legacy.get(plain) ?? [], p);
-	report.info(
-		ITEM,
-		`control, same n8n restarted with N8N_EXPRESSION_ENGINE=legacy: latency ratio ours / Webhook node, p50 / p99 (${count(legacy.get(ours)?.length ?? 0)} each)`,
-		`${ratio(legacyRatio(50))} / ${ratio(legacyRatio(99))}`,
-		'—',
-		'where the gap comes from: n8n 2.41 acquires an expression isolate for every webhook request of any start node except its own Webhook node with static parameters (live-webhooks.js webhookPhaseNeedsIsolate); under concurrency its pool (N8N_EXPRESSION_ENGINE_POOL_SIZE, 1) is empty and each of our deliveries builds and disposes a new isolated-vm isolate (a CPU profile of n8n showed it in createBridge/dispose). Nothing in a node can opt out; the legacy engine has no isolates',
-	);
+	const ratioOf = (a: Receiver, b: Receiver, p: number, from = latencies) =>
+		percentile(from.get(a) ?? [], p) / percentile(from.get(b) ?? [], p);
+	// The goal: no more than 1.1 times the thinnest community trigger in the same n8n.
+	for (const p of [50, 99]) {
+		speedFigure(
+			ctx,
+			ITEM,
+			`latency ratio ours / minimal community trigger, nothing downstream, p${p}`,
+			ratioOf(ours, minimal, p),
+			MINIMAL_TRIGGER_GOAL,
+		);
+	}
+	if (comparison) {
+		const { plain, oursThenGet, webhookThenGet } = comparison;
+		const why =
+			"for information, no goal: out of any community trigger's reach. n8n 2.41 acquires an expression isolate for every webhook request of every start node but its own Webhook node with static parameters (live-webhooks.js webhookPhaseNeedsIsolate); under concurrency its pool (N8N_EXPRESSION_ENGINE_POOL_SIZE, 1) is empty and each delivery builds and disposes a new isolated-vm isolate. The minimal community trigger pays it too (its ratio below)";
+		report.info(
+			ITEM,
+			"latency ratio ours / n8n's Webhook node, nothing downstream, p50 / p99",
+			`${ratio(ratioOf(ours, plain, 50))} / ${ratio(ratioOf(ours, plain, 99))}`,
+			'—',
+			why,
+		);
+		report.info(
+			ITEM,
+			"latency ratio minimal community trigger / n8n's Webhook node, p50 / p99 (the floor's own gap)",
+			`${ratio(ratioOf(minimal, plain, 50))} / ${ratio(ratioOf(minimal, plain, 99))}`,
+		);
+		report.info(
+			ITEM,
+			"latency ratio ours / n8n's Webhook node, both → Get Invoice, p50 / p99",
+			`${ratio(ratioOf(oursThenGet, webhookThenGet, 50))} / ${ratio(ratioOf(oursThenGet, webhookThenGet, 99))}`,
+		);
+		report.info(
+			ITEM,
+			`control, same n8n restarted with N8N_EXPRESSION_ENGINE=legacy: latency ratio ours / Webhook node, p50 / p99 (${count(legacy.get(ours)?.length ?? 0)} each)`,
+			`${ratio(ratioOf(ours, plain, 50, legacy))} / ${ratio(ratioOf(ours, plain, 99, legacy))}`,
+			'—',
+			'where the gap to the Webhook node comes from: the legacy engine has no isolates',
+		);
+		report.info(
+			ITEM,
+			'control, legacy engine: latency ratio ours / minimal community trigger, p50 / p99',
+			`${ratio(ratioOf(ours, minimal, 50, legacy))} / ${ratio(ratioOf(ours, minimal, 99, legacy))}`,
+		);
+	}
 	for (const receiver of receivers.slice(1)) {
 		const list = await listExecutions(n8n, receiver.workflowId);
 		const done = list.filter((execution) => execution.status === 'success').length;
@@ -463,7 +494,12 @@ async function reportComparison(
 	}
 }
 
-/** The same bodies to each receiver at the run's concurrency, in blocks whose order rotates. */
+/**
+ * The same bodies to each receiver, in blocks; within a block every receiver's deliveries are mixed
+ * at random into one stream at the run's concurrency, so that each meets the same load. (Blocks sent
+ * to one receiver after another let the executions a burst leaves running weigh on the receiver
+ * that comes next: a receiver following ours measured up to 2 times slower for it.)
+ */
 async function compare(
 	ctx: RunContext,
 	receivers: Receiver[],
@@ -471,25 +507,29 @@ async function compare(
 	makeBody: () => string,
 ): Promise<{ latencies: Map<Receiver, number[]>; refused: Map<Receiver, string[]> }> {
 	const concurrency = ctx.sizes.deliveryConcurrency;
-	const blocks = Math.max(receivers.length, Math.round(perReceiver / 100));
+	const blocks = Math.max(1, Math.round(perReceiver / 100));
 	ctx.say(
-		`  deliveries: ${perReceiver} each to ${receivers.length} receivers, ${blocks} blocks in rotating order`,
+		`  deliveries: ${perReceiver} each to ${receivers.length} receivers, mixed, in ${blocks} blocks`,
 	);
 	const latencies = new Map<Receiver, number[]>(receivers.map((receiver) => [receiver, []]));
 	const refused = new Map<Receiver, string[]>(receivers.map((receiver) => [receiver, []]));
 	for (let block = 0; block < blocks; block++) {
 		const size = Math.floor(perReceiver / blocks) + (block < perReceiver % blocks ? 1 : 0);
 		const bodies = Array.from({ length: size }, makeBody);
-		for (let turn = 0; turn < receivers.length; turn++) {
-			const receiver = receivers[(block + turn) % receivers.length];
-			const answers = await mapWithConcurrency(bodies, concurrency, receiver.send);
-			// A refused delivery is not expected to run (send counts only 200s) and has no latency.
-			for (const answer of answers) {
-				if (answer.status === 200) latencies.get(receiver)?.push(answer.ms);
-				else {
-					refused.get(receiver)?.push(`${receiver.name} → ${answer.status}`);
-					ctx.errorMessages.push(answer.text.slice(0, 2000));
-				}
+		const mixed = shuffle(
+			receivers.flatMap((receiver) => bodies.map((body) => ({ receiver, body }))),
+			`comparison ${block}`,
+		);
+		const answers = await mapWithConcurrency(mixed, concurrency, async ({ receiver, body }) => ({
+			receiver,
+			answer: await receiver.send(body),
+		}));
+		// A refused delivery is not expected to run (send counts only 200s) and has no latency.
+		for (const { receiver, answer } of answers) {
+			if (answer.status === 200) latencies.get(receiver)?.push(answer.ms);
+			else {
+				refused.get(receiver)?.push(`${receiver.name} → ${answer.status}`);
+				ctx.errorMessages.push(answer.text.slice(0, 2000));
 			}
 		}
 	}
@@ -531,6 +571,37 @@ interface Receiver {
 	send(body: string): Promise<Posted>;
 }
 
+/** Our trigger's delivery latency: at most this times the minimal community trigger's, p50 and p99. */
+export const MINIMAL_TRIGGER_GOAL = 1.1;
+
+/** The test tree's minimal community trigger, published and answering. */
+async function publishMinimalTrigger(
+	n8n: N8nInstance,
+	agent: ReturnType<typeof httpsAgent>,
+	name: string,
+	probe: string,
+): Promise<Receiver> {
+	const webhookId = randomUUID();
+	const workflowId = await createWorkflow(
+		n8n,
+		minimalTriggerWorkflow(webhookId, `Deliveries: ${name}`),
+	);
+	await publishOk(n8n, workflowId);
+	const url = `${n8n.url}/webhook/${webhookId}/webhook`;
+	const receiver: Receiver = {
+		name,
+		workflowId,
+		expected: 0,
+		send: async (body) => {
+			const answer = await post(agent, url, body);
+			if (answer.status === 200) receiver.expected += 1;
+			return answer;
+		},
+	};
+	await waitFor(name, async () => (await receiver.send(probe)).status === 200, 60_000, 250);
+	return receiver;
+}
+
 /** n8n's Webhook node, published and answering. */
 async function publishWebhook(
 	n8n: N8nInstance,
@@ -560,16 +631,23 @@ async function publishWebhook(
 	return receiver;
 }
 
-/** A speed goal: judged at full size, only reported at CI size (a shared CI machine distorts it). */
+/**
+ * A speed goal: judged at full size (or with --judge-speed), only reported at CI size (a shared CI
+ * machine distorts it). The value must be at most `goal`, or at least it with `atLeast`.
+ */
 export function speedFigure(
 	ctx: RunContext,
 	item: string,
 	name: string,
 	value: number,
-	atMost: number,
+	goal: number,
+	direction: 'atMost' | 'atLeast' = 'atMost',
 ) {
-	if (ctx.ci) ctx.report.info(item, name, ratio(value), `≤ ${atMost} (judged at full size)`);
-	else ctx.report.check(item, name, ratio(value), `≤ ${atMost}`, value <= atMost);
+	const wanted = `${direction === 'atMost' ? '≤' : '≥'} ${goal}`;
+	const met = direction === 'atMost' ? value <= goal : value >= goal;
+	if (ctx.ci && !ctx.judgeSpeed) {
+		ctx.report.info(item, name, ratio(value), `${wanted} (judged at full size)`);
+	} else ctx.report.check(item, name, ratio(value), wanted, met);
 }
 
 interface PublishedTrigger extends Receiver {

@@ -5,11 +5,15 @@
  * to stderr.
  *
  *   npm run reliability                  full sizes (about 55–75 minutes on 2 cores; the polling soak 15)
- *   npm run reliability -- --ci          CI sizes (about 13–16 minutes; the polling soak 6), as assertions; ends with a jest-style
+ *   npm run reliability -- --ci          CI sizes (about 13–16 minutes on a quiet machine, 27 at a load average of 8–14;
+ *                                        the polling soak 6; return-all and the minimal-trigger comparison about 2), as assertions; ends with a jest-style
  *                                        "Tests: N failed, M passed, T total" line for .ci/run
  *   npm run reliability -- --only=fuzz,token   some checks only (ids below)
  *   npm run reliability -- --only=polling      the polling soak only
  *   npm run reliability -- --skip=hygiene      all checks but some (.ci/run scans for secrets last)
+ *   npm run reliability -- --ci --sizes=returnAllInvoices=5000,comparisonDeliveries=400
+ *                                        some sizes changed (names in support.ts's Sizes)
+ *   npm run reliability -- --ci --judge-speed  speed goals judged at CI size too
  *
  * Speed goals (latency and wall-time ratios) are judged at full size only; at CI size they are
  * reported. Every run uses marker secrets (see test/simulator/secret-record.ts) and ends with the
@@ -42,8 +46,16 @@ import { fuzzCheck } from './fuzz';
 import { hygieneCheck, SCAN_DIR_ENV, writeOwnRecords } from './hygiene';
 import { pollingSoakCheck } from './polling';
 import { Report } from './report';
+import { returnAllCheck } from './return-all';
 import { defaultModeCyclesCheck, soakCheck } from './soak';
-import { CI_SIZES, FULL_SIZES, OWN_OUTPUT_FILE, printable, type RunContext } from './support';
+import {
+	CI_SIZES,
+	FULL_SIZES,
+	OWN_OUTPUT_FILE,
+	printable,
+	type RunContext,
+	type Sizes,
+} from './support';
 import { keyRotationCheck } from './keys';
 import { identityFaultsCheck, leftoversCheck } from './leftovers';
 import { tokenCheck } from './token';
@@ -61,6 +73,7 @@ const CHECKS: Check[] = [
 	{ id: 'fuzz', item: '6 fuzzing', usesMainN8n: false, run: fuzzCheck },
 	{ id: 'deliveries', item: '2 deliveries', usesMainN8n: true, run: deliveriesCheck },
 	{ id: 'versus', item: '3 vs HTTP Request', usesMainN8n: true, run: versusHttpRequestCheck },
+	{ id: 'return-all', item: '3 vs HTTP Request', usesMainN8n: true, run: returnAllCheck },
 	{ id: 'token', item: '5 token', usesMainN8n: true, run: tokenCheck },
 	{ id: 'token-faults', item: '5 token', usesMainN8n: false, run: identityFaultsCheck },
 	{ id: 'publish', item: '1 soak', usesMainN8n: true, run: defaultModeCyclesCheck },
@@ -87,6 +100,16 @@ async function main() {
 				`Unknown check ${id}; the checks are ${CHECKS.map((check) => check.id).join(', ')}`,
 			);
 		}
+	}
+	const sizes = { ...(ci ? CI_SIZES : FULL_SIZES) };
+	for (const setting of listed('sizes') ?? []) {
+		const [name, value] = setting.split('=');
+		if (!(name in sizes) || !Number.isFinite(Number(value)) || Number(value) < 0) {
+			throw new Error(
+				`--sizes: ${setting} is not <size>=<number>; the sizes are ${Object.keys(sizes).join(', ')}`,
+			);
+		}
+		sizes[name as keyof Sizes] = Number(value);
 	}
 	const checks = CHECKS.filter(
 		(check) => (!only || only.includes(check.id)) && !skip.includes(check.id),
@@ -123,7 +146,8 @@ async function main() {
 	let main: Promise<N8nInstance> | undefined;
 	const ctx: RunContext = {
 		ci,
-		sizes: ci ? CI_SIZES : FULL_SIZES,
+		judgeSpeed: args.includes('--judge-speed'),
+		sizes,
 		report,
 		workDir,
 		ownDir,
@@ -138,6 +162,8 @@ async function main() {
 				const instance = new N8nInstance({
 					name: 'reliability',
 					env: { EXECUTIONS_DATA_PRUNE: 'false' },
+					// The delivery-latency floor (deliveries.ts).
+					minimalTrigger: true,
 				});
 				ctx.say('starting the main n8n (default publication mode)');
 				await instance.start();
@@ -152,7 +178,7 @@ async function main() {
 
 	try {
 		ctx.say(
-			`${ci ? 'CI' : 'full'} sizes, Node ${process.version}, ${cpus().length} CPUs; checks: ${checks.map((check) => check.id).join(', ')}`,
+			`${ci ? 'CI' : 'full'} sizes${listed('sizes') ? ` (changed: ${listed('sizes')?.join(', ')})` : ''}, Node ${process.version}, ${cpus().length} CPUs; checks: ${checks.map((check) => check.id).join(', ')}`,
 		);
 		for (const [index, check] of checks.entries()) {
 			const checkStarted = Date.now();

@@ -26,6 +26,10 @@ export interface Sizes {
 	comparisonDeliveries: number;
 	httpRequestItems: number;
 	httpRequestRepeats: number;
+	/** Return All against the HTTP Request node: invoices listed, runs each, service latency. */
+	returnAllInvoices: number;
+	returnAllRepeats: number;
+	returnAllLatencyMs: number;
 	faultItems: number;
 	tokenMinutes: number;
 	tokenItemsPerRun: number;
@@ -47,6 +51,9 @@ export const FULL_SIZES: Sizes = {
 	comparisonDeliveries: 2000,
 	httpRequestItems: 2000,
 	httpRequestRepeats: 3,
+	returnAllInvoices: 20_000,
+	returnAllRepeats: 3,
+	returnAllLatencyMs: 20,
 	faultItems: 5000,
 	tokenMinutes: 180,
 	tokenItemsPerRun: 10,
@@ -67,6 +74,9 @@ export const CI_SIZES: Sizes = {
 	comparisonDeliveries: 200,
 	httpRequestItems: 200,
 	httpRequestRepeats: 1,
+	returnAllInvoices: 2000,
+	returnAllRepeats: 1,
+	returnAllLatencyMs: 20,
 	faultItems: 500,
 	tokenMinutes: 180,
 	tokenItemsPerRun: 2,
@@ -83,6 +93,8 @@ export const OWN_OUTPUT_FILE = 'run-output.txt';
 
 export interface RunContext {
 	ci: boolean;
+	/** --judge-speed: speed goals judged at any size (to see them fail or pass on a short run). */
+	judgeSpeed: boolean;
 	sizes: Sizes;
 	report: Report;
 	/** This run's temporary folder (secret records, n8n artifacts, collected errors). */

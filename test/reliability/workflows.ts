@@ -1,6 +1,8 @@
 /** The workflows the real-n8n checks publish, as the public API takes them. */
 import { randomUUID } from 'node:crypto';
 
+import { EXAMPLE_BASE_URL, EXAMPLES, loadExample } from '../n8n/examples';
+import { MINIMAL_TRIGGER_TYPE } from '../n8n/minimal-trigger';
 import { CREDENTIAL_TYPE, PACKAGE_NODE, type CredentialRef } from './support';
 
 export const TRIGGER_NAME = 'Invoicing Trigger';
@@ -73,6 +75,21 @@ export function triggerWorkflow(
 			credentials: { [CREDENTIAL_TYPE]: credential },
 		},
 		...(getInvoice ? [getInvoiceNode(credential, '$json.data.invoiceNumber', 1)] : []),
+	]);
+}
+
+/** The test tree's minimal community trigger (test/n8n/minimal-trigger/), alone. */
+export function minimalTriggerWorkflow(webhookId: string, name: string) {
+	return workflow(name, [
+		{
+			id: randomUUID(),
+			name: 'Minimal Trigger',
+			type: MINIMAL_TRIGGER_TYPE,
+			typeVersion: 1,
+			position: at(0),
+			webhookId,
+			parameters: {},
+		},
 	]);
 }
 
@@ -161,5 +178,85 @@ export function invoiceGetWorkflow(
 			parameters: { fieldToSplitOut: 'body.items', options: {} },
 		},
 		get,
+	]);
+}
+
+export const LIST_NAME = 'List Invoices';
+
+/**
+ * The HTTP Request node → Split Out of docs/examples/http-request-all-invoices.json, the setup the
+ * README gives ("Every invoice with the HTTP Request node"): our credential as a predefined
+ * credential type, `pageSize` 100, `page` from 1 up until a short page, each page one item, then
+ * one item per invoice. Only the base URL is changed, to the simulator's.
+ */
+export function httpRequestListNodes(credential: CredentialRef, baseUrl: string): Node[] {
+	const example = loadExample(EXAMPLES.httpRequestAllInvoices, credential);
+	const nodes = example.nodes.filter((node) => node.type !== 'n8n-nodes-base.manualTrigger');
+	return nodes.map((node, index) => {
+		const parameters = JSON.parse(
+			JSON.stringify(node.parameters).replaceAll(EXAMPLE_BASE_URL, baseUrl),
+		) as Record<string, unknown>;
+		return {
+			id: randomUUID(),
+			name: node.name,
+			type: node.type,
+			typeVersion: node.typeVersion,
+			position: at(index + 1),
+			parameters,
+			...(node.credentials
+				? { credentials: node.credentials as unknown as Record<string, CredentialRef> }
+				: {}),
+		};
+	});
+}
+
+/**
+ * Webhook (answers with every item of the last node) → every invoice: our node's Invoice Get Many
+ * with Return All, or the HTTP Request node paging through them → Split Out of `items`, one item
+ * per invoice (httpRequestListNodes).
+ */
+export function invoiceReturnAllWorkflow(
+	path: string,
+	name: string,
+	credential: CredentialRef,
+	via: { node: 'ours' } | { node: 'httpRequest'; baseUrl: string },
+) {
+	const list: Node[] =
+		via.node === 'ours'
+			? [
+					{
+						id: randomUUID(),
+						name: LIST_NAME,
+						type: `${PACKAGE_NODE}.invoicingAssets`,
+						typeVersion: 1,
+						position: at(1),
+						parameters: {
+							resource: 'invoice',
+							operation: 'getAll',
+							returnAll: true,
+							filters: {},
+							options: {},
+						},
+						credentials: { [CREDENTIAL_TYPE]: credential },
+					},
+				]
+			: httpRequestListNodes(credential, via.baseUrl);
+	return workflow(name, [
+		{
+			id: randomUUID(),
+			name: WEBHOOK_NAME,
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2.1,
+			position: at(0),
+			webhookId: randomUUID(),
+			parameters: {
+				httpMethod: 'POST',
+				path,
+				responseMode: 'lastNode',
+				responseData: 'allEntries',
+				options: {},
+			},
+		},
+		...list,
 	]);
 }
