@@ -219,6 +219,33 @@ describe('Polling Trigger', () => {
 		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
 
+	test('a failure while the invoices are read keeps the assets where they were: their changes come with the next polls, each once', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['*']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const [assetId] = assetIds(1);
+		const asset = sim.updateAsset(assetId).asset;
+		const expected = [
+			`asset.updated:${assetId}:${asset.updatedAt}`,
+			...Array.from(
+				{ length: 150 },
+				() => `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`,
+			),
+		];
+		// The invoices are read first; their second page fails (400), before the assets are read.
+		sim.faults.add({ route: 'invoices.list', status: 400, skip: 1, times: 1 });
+		expect(itemsOf(await polling.poll()).length).toBeGreaterThan(0);
+		for (let poll = 0; poll < 3; poll++) {
+			sim.clock.advance(6 * MINUTE);
+			await polling.poll();
+		}
+		const reported = allEventIds(polling).map((id) =>
+			id.replace(/^(asset\.updated:.+):[0-9a-f]{8}$/, '$1'),
+		);
+		expect(reported.sort()).toEqual(expected.sort());
+	});
+
 	test('pages that do not add up are read again, and a poll fails rather than miss a change', async () => {
 		const { sim } = testbed;
 		const polling = workflow(['invoice.issued']);

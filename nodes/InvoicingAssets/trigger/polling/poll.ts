@@ -108,9 +108,10 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 				`Invoicing & Assets Polling Trigger: a poll stopped early (${(failure as Error).message}); its changes read so far are reported, the next poll goes on from there`,
 			);
 		}
-		// Kinds no longer chosen are forgotten; chosen again, they start with a baseline of their own.
+		// A kind a failure kept this poll from reading stays as it was; kinds no longer chosen are
+		// forgotten (chosen again, they start with a baseline of their own).
 		staticData[STATE_KEY] = Object.fromEntries(
-			[...memories].map(([kind, memory]) => [kind, memory.toJSON()]),
+			kinds.map((kind) => [kind, memories.get(kind)?.toJSON() ?? stored[kind]]),
 		) as IDataObject;
 		const startsNow = Object.fromEntries([...memories].map(([kind, { start }]) => [kind, start]));
 		if (JSON.stringify(startsNow) !== JSON.stringify(starts)) {
