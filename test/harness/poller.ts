@@ -62,17 +62,34 @@ export class PollingWorkflow {
 		return items;
 	}
 
-	/** One scheduled poll; a thrown error is returned, as n8n turns it into a trigger error. */
-	async poll(): Promise<PollOutcome> {
+	/**
+	 * One scheduled poll; a thrown error is returned, as n8n turns it into a trigger error. With
+	 * `commitLater` (durable only) the static data of a poll that emits lands only at
+	 * `commitHeld()`, as n8n's durable scheduler saves it with the execution after the poll.
+	 */
+	async poll(commitLater = false): Promise<PollOutcome> {
 		if (!this.workflow) throw new Error('The workflow is not active');
 		if (this.durable) this.workflow = this.newWorkflow();
+		const before = this.saved;
 		try {
 			const items = await this.run(this.workflow, 'trigger', this.durable ? 'update' : 'activate');
 			if (this.durable) this.save();
+			if (commitLater && items !== null) {
+				this.held = this.saved;
+				this.saved = before;
+			}
 			return { items };
 		} catch (error) {
 			return { error: error as Error };
 		}
+	}
+
+	private held?: string;
+
+	/** The static data of the poll whose commit was held lands now. */
+	commitHeld() {
+		if (this.held !== undefined) this.saved = this.held;
+		this.held = undefined;
 	}
 
 	/** n8n stops (memory lost; the database stays) and starts again with the workflow published. */

@@ -292,4 +292,29 @@ describe('Polling Trigger at month-end', () => {
 			expect(allEventIds(polling)).not.toContain(`invoice.issued:${before}`);
 		});
 	});
+
+	test('on n8n’s durable scheduler, a poll that starts before the last reporting poll’s static data landed reports nothing again', async () => {
+		await withTestbed({}, async (bed) => {
+			const { sim } = bed;
+			const polling = new PollingWorkflow(
+				bed.harness,
+				bed.credential,
+				{ events: ['invoice.issued'] },
+				5000,
+				true,
+			);
+			await polling.activate();
+			sim.clock.advance(MINUTE);
+			await polling.poll();
+			const first = issueMany(bed, 30);
+			const reporting = await polling.poll(true);
+			expect('items' in reporting && reporting.items).toHaveLength(30);
+			// n8n has not saved it yet: the next poll reads the static data before it.
+			expect(await polling.poll()).toEqual({ items: null });
+			polling.commitHeld();
+			const second = issueMany(bed, 5);
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, [...first, ...second]);
+		});
+	});
 });

@@ -87,14 +87,14 @@ describe('the Polling Trigger’s positions', () => {
 		for (let id = 0; id < 150; id++) memory.accept(asset(id, T0 + 60_000), follow, opened);
 		memory.accept(asset(999, T0 + 30_000), follow, opened);
 		memory.completed(follow, false);
-		expect(memory.seenCount).toBe(151);
+		expect(memory.countSeen()).toBe(151);
 		memory.completed(window('settle', memory.settled, opened, T0 + 30_000), false);
 		expect(memory.settled).toBe(T0 + 30_000);
-		expect(memory.seenCount).toBe(151);
+		expect(memory.countSeen()).toBe(151);
 		memory.completed(window('settle', memory.settled, opened, T0 + 60_000), false);
 		// A second of 150 changes (more than a page) is not read again.
 		expect(memory.settled).toBe(T0 + 61_000);
-		expect(memory.seenCount).toBe(0);
+		expect(memory.countSeen()).toBe(0);
 	});
 
 	test('a state read again is no change; two states within one second are two; an older state is a stale read', () => {

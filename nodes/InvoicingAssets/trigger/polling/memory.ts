@@ -176,12 +176,9 @@ export class KindMemory implements ReportedBefore {
 		);
 	}
 
-	get seenCount(): number {
-		return this.seen.size;
-	}
-
-	/** How many states read since the settled position have a stamp that passes `test`. */
-	countSeen(test: (stamp: number) => boolean): number {
+	/** How many states were read since the settled position (with a stamp that passes `test`). */
+	countSeen(test?: (stamp: number) => boolean): number {
+		if (!test) return this.seen.size;
 		let count = 0;
 		for (const { stamp } of this.seen.values()) if (test(stamp)) count += 1;
 		return count;

@@ -35,25 +35,18 @@ import { firstPage, PollClock, readWindow } from './reader';
 const STATE_KEY = 'pollState';
 
 /**
- * How long a poll may take: n8n's poll budget (2.38 and later), at most this; also the budget
- * when n8n does not say. Changes reach the workflow only when the poll returns, so a poll on
- * n8n's legacy scheduler (whose budget is 5 minutes) hands over what it read every 30 s.
+ * A poll takes n8n's poll budget (2.38 and later), at most this, since its changes reach the
+ * workflow only when it returns (the legacy scheduler's budget is 5 minutes); else this.
  */
 export const MAX_POLL_MS = 30_000;
 
-/**
- * A poll still running this long after its budget may have been abandoned by n8n (whose durable
- * scheduler allows 9 s more by default): it stores nothing, and the next poll goes on without it.
- */
+/** A poll running this long past its budget may have been given up by n8n (which allows 9 s): it stores nothing. */
 export const ABANDONED_AFTER_MS = 5_000;
 
 /** At most this many windows per record kind in one poll: every window read moves a position on. */
 const MAX_WINDOWS_PER_POLL = 8;
 
-/**
- * Fetch Test Event looks this far back (by the service's clock) for a record, then at any record:
- * the newest first, since a page holds the newest of a window only when it holds the window whole.
- */
+/** Fetch Test Event looks this far back, then at any record: a page holds a window's newest only when whole. */
 const TEST_EVENT_LOOKBACK_MS = [5 * 60_000, DAY_MS, 30 * DAY_MS];
 
 /**
@@ -68,6 +61,15 @@ export const START_KEPT_MS = 60 * 60_000;
 
 /** Polls of a trigger running in this n8n process, by workflow and node: who runs it, until when. */
 const runningPolls = new Map<string, { poll: object; until: number }>();
+
+/**
+ * The last poll of a trigger in this process that reported changes: the state it read, and when.
+ * n8n's durable scheduler saves such a poll's static data with its execution after the poll
+ * returned, and may start the next poll before that landed: a poll that reads that same state
+ * again waits, reporting nothing, for at most COMMIT_WAIT_MS, rather than report the same again.
+ */
+const reportingPolls = new Map<string, { from: unknown; at: number }>();
+export const COMMIT_WAIT_MS = 60_000;
 
 /**
  * poll(): reports each change once, within n8n's poll budget. Per record kind the trigger keeps
@@ -93,6 +95,10 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 	runningPolls.set(key, poll);
 	try {
 		const staticData = this.getWorkflowStaticData('node');
+		const from = staticData.pollStateId;
+		const reporting = reportingPolls.get(key);
+		const waiting = from !== undefined && reporting?.from === from;
+		if (waiting && Date.now() - (reporting?.at ?? 0) < COMMIT_WAIT_MS) return null;
 		const stored = (staticData[STATE_KEY] ?? {}) as IDataObject;
 		const workflowData = this.getWorkflowStaticData('global');
 		const starts = ((workflowData[STARTS_KEY] ??= {}) as IDataObject)[this.getNode().id] ?? {};
@@ -117,8 +123,10 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 		if (JSON.stringify(startsNow) !== JSON.stringify(starts)) {
 			(workflowData[STARTS_KEY] as IDataObject)[this.getNode().id] = startsNow;
 		}
+		staticData.pollStateId = `${Date.now()}.${Math.random()}`;
 		const reported = events.filter((event) => wanted.has(event.eventType)).sort(byOccurrence);
 		if (reported.length === 0) return null;
+		reportingPolls.set(key, { from, at: Date.now() });
 		return [this.helpers.returnJsonArray(reported as unknown as IDataObject[])];
 	} finally {
 		if (runningPolls.get(key) === poll) runningPolls.delete(key);
@@ -204,7 +212,7 @@ async function readKind(
 		// A kind's first window of a poll is read even without time left, so every poll moves on.
 		if ((windows > 0 || !firstRound) && clock.roundsLeft() < 1) return false;
 		// Memory full: the cursor waits, and a follow window read in part gives way to a settle window.
-		if (memory.window?.purpose === 'follow' && memory.seenCount >= MAX_SEEN_STATES) {
+		if (memory.window?.purpose === 'follow' && memory.countSeen() >= MAX_SEEN_STATES) {
 			if (settleDue(memory, clock)) memory.window = undefined;
 		}
 		const window = memory.window ?? nextWindow(memory, clock, followed);
@@ -267,7 +275,7 @@ function nextWindow(
 	if (settleDue(memory, clock)) {
 		return open('settle', memory.settled, memory.uncounted ? undefined : settleable(clock));
 	}
-	if (followed || memory.seenCount >= MAX_SEEN_STATES) return undefined;
+	if (followed || memory.countSeen() >= MAX_SEEN_STATES) return undefined;
 	const fewBetween = memory.countSeen((stamp) => stamp < memory.cursor) < MAX_PAGE_SIZE / 2;
 	return open('follow', fewBetween ? memory.settled : memory.cursor);
 }
@@ -279,7 +287,7 @@ function nextWindow(
  * window is then dropped for that settle window.
  */
 function keepFollowing(memory: KindMemory, window: OpenWindow, clock: PollClock): boolean {
-	if (memory.seenCount >= MAX_SEEN_STATES) return false;
+	if (memory.countSeen() >= MAX_SEEN_STATES) return false;
 	if (window.nextPage !== FIRST_PAGE + 1 || window.from > memory.settled) return true;
 	if (!settleDue(memory, clock)) return true;
 	memory.window = undefined;
@@ -297,7 +305,7 @@ function settleDue(memory: KindMemory, clock: PollClock): boolean {
 		end > memory.settled &&
 		(end >= memory.cursor ||
 			end - memory.settled >= LISTED_WITHIN_MS ||
-			memory.seenCount >= MAX_SEEN_STATES / 2)
+			memory.countSeen() >= MAX_SEEN_STATES / 2)
 	);
 }
 
@@ -329,30 +337,25 @@ async function fetchTestEvent(
 ): Promise<INodeExecutionData[][]> {
 	const clock = new PollClock(Date.now() + MAX_POLL_MS);
 	await startKind(client, kinds[0], clock);
-	const serviceNow = clock.serviceNow().now;
+	const { now } = clock.serviceNow();
 	const anyEvent = { reportIssue: () => true, reportFinal: () => true };
-	let newest: { event: PolledEvent; at: number } | undefined;
+	const found: Array<{ event: PolledEvent; at: number }> = [];
 	for (const kind of kinds) {
 		for (const lookBack of [...TEST_EVENT_LOOKBACK_MS, undefined]) {
-			const since =
-				lookBack === undefined ? {} : { updatedFrom: timestampOf(serviceNow - lookBack) };
-			const page = await firstPage(client, kind, since, MAX_PAGE_SIZE);
-			let found = false;
-			for (const record of page?.records ?? []) {
+			const since = lookBack === undefined ? {} : { updatedFrom: timestampOf(now - lookBack) };
+			const records = (await firstPage(client, kind, since, MAX_PAGE_SIZE))?.records ?? [];
+			const matches = records.flatMap((record) => {
 				const polled = { kind, record } as PolledRecord;
-				const id = recordId(polled);
-				if (id === undefined) continue;
-				const matching = eventsOf(polled, id, digestOf(record), anyEvent).filter((event) =>
-					wanted.has(event.eventType),
-				);
-				const event = matching[matching.length - 1];
-				const at = readServiceTime(record.updatedAt) ?? Number.NEGATIVE_INFINITY;
-				if (event && (!newest || at > newest.at)) newest = { event, at };
-				found ||= event !== undefined;
-			}
-			if (found) break;
+				const id = recordId(polled) ?? '';
+				const events = id ? eventsOf(polled, id, digestOf(record), anyEvent) : [];
+				const event = events.filter(({ eventType }) => wanted.has(eventType)).pop();
+				return event ? [{ event, at: readServiceTime(record.updatedAt) ?? -Infinity }] : [];
+			});
+			found.push(...matches);
+			if (matches.length > 0) break;
 		}
 	}
+	const newest = found.sort((a, b) => b.at - a.at)[0];
 	if (newest) return [context.helpers.returnJsonArray([newest.event as unknown as IDataObject])];
 	throw new NodeOperationError(context.getNode(), 'No record matches the selected events yet', {
 		description:
