@@ -49,16 +49,6 @@ const MAX_WINDOWS_PER_POLL = 8;
 /** Fetch Test Event looks this far back, then at any record: a page holds a window's newest only when whole. */
 const TEST_EVENT_LOOKBACK_MS = [5 * 60_000, DAY_MS, 30 * DAY_MS];
 
-/**
- * Where each kind's baseline moment is also kept: in the workflow's global static data, by node.
- * n8n 2.41's durable scheduler keeps the node's static data of the poll it runs at publishing only
- * when that poll starts an execution, but saves the workflow's global static data after it; the
- * first scheduled poll then starts from that moment, not its own, so a change made in between is
- * reported. A kept moment older than START_KEPT_MS is not used.
- */
-const STARTS_KEY = 'invoicingAssetsPollingStarts';
-export const START_KEPT_MS = 60 * 60_000;
-
 /** Polls of a trigger running in this n8n process, by workflow and node: who runs it, until when. */
 const runningPolls = new Map<string, { poll: object; until: number }>();
 
@@ -100,12 +90,7 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 		const waiting = from !== undefined && reporting?.from === from;
 		if (waiting && Date.now() - (reporting?.at ?? 0) < COMMIT_WAIT_MS) return null;
 		const stored = (staticData[STATE_KEY] ?? {}) as IDataObject;
-		const workflowData = this.getWorkflowStaticData('global');
-		const starts = ((workflowData[STARTS_KEY] ??= {}) as IDataObject)[this.getNode().id] ?? {};
-		// Only a scheduled poll of n8n's durable scheduler ('update') goes on from a kept moment; a
-		// poll at publishing takes a baseline of its own, also when the workflow is published again.
-		const kept = this.getActivationMode() === 'update' ? (starts as Starts) : {};
-		const { memories, events, failure } = await readChanges(client, kinds, stored, deadline, kept);
+		const { memories, events, failure } = await readChanges(client, kinds, stored, deadline);
 		// A poll n8n may have given up: what it read is left to the next poll, which reads it again.
 		if (runningPolls.get(key) !== poll || Date.now() > poll.until) return null;
 		if (failure !== undefined && events.length === 0) throw failure;
@@ -119,10 +104,6 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 		staticData[STATE_KEY] = Object.fromEntries(
 			kinds.map((kind) => [kind, memories.get(kind)?.toJSON() ?? stored[kind]]),
 		) as IDataObject;
-		const startsNow = Object.fromEntries([...memories].map(([kind, { start }]) => [kind, start]));
-		if (JSON.stringify(startsNow) !== JSON.stringify(starts)) {
-			(workflowData[STARTS_KEY] as IDataObject)[this.getNode().id] = startsNow;
-		}
 		staticData.pollStateId = `${Date.now()}.${Math.random()}`;
 		const reported = events.filter((event) => wanted.has(event.eventType)).sort(byOccurrence);
 		if (reported.length === 0) return null;
@@ -132,8 +113,6 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 		if (runningPolls.get(key) === poll) runningPolls.delete(key);
 	}
 }
-
-type Starts = Partial<Record<RecordKind, number>>;
 
 /**
  * Reads each kind's windows until the deadline. Each kind may take its share of the time left,
@@ -145,7 +124,6 @@ async function readChanges(
 	kinds: RecordKind[],
 	stored: IDataObject,
 	deadline: number,
-	starts: Starts,
 ) {
 	const memories = new Map<RecordKind, KindMemory>();
 	const events: PolledEvent[] = [];
@@ -165,7 +143,7 @@ async function readChanges(
 				const known = storedKind(kind);
 				const memory =
 					memories.get(kind) ??
-					(known ? new KindMemory(known) : await startKind(client, kind, clock, starts[kind]));
+					(known ? new KindMemory(known) : await startKind(client, kind, clock));
 				memories.set(kind, memory);
 				const done = await readKind(client, kind, memory, clock, events, round === 0);
 				memory.clockOffset = clock.offset;
@@ -180,19 +158,17 @@ async function readChanges(
 	return { memories, events, failure };
 }
 
-/** A kind's first poll: it starts now by the service's clock (one request), or at a recent kept moment. */
+/** A kind's first poll: it starts now, by the service's clock (one one-record request). */
 export async function startKind(
 	client: ServiceClient,
 	kind: RecordKind,
 	clock: PollClock,
-	kept?: number,
 ): Promise<KindMemory> {
 	const started = Date.now();
 	const page = await firstPage(client, kind, {}, 1, clock.deadline);
 	clock.measured(Date.now() - started, page?.answeredAt);
 	const { now, uncertainty } = clock.serviceNow();
-	const recent = typeof kept === 'number' && kept <= now && now - kept <= START_KEPT_MS;
-	return KindMemory.startingAt(recent ? kept : now, uncertainty, kind);
+	return KindMemory.startingAt(now, uncertainty, kind);
 }
 
 /**
