@@ -258,14 +258,14 @@ function nextWindow(
 
 /**
  * Whether a follow window reads on: not while memory is full, nor, when it starts at the settled
- * position and its first page showed it is no snapshot, while that span is one a settle window
- * reads once for both positions (an aged backlog, seen by the service's clock only now). The
- * window is then dropped for that settle window.
+ * position and its first page showed it is no snapshot, when a settle window is due that reaches
+ * the cursor and so reads that span once for both positions (an aged backlog, seen by the
+ * service's clock only now). The window is then dropped for that settle window.
  */
 function keepFollowing(memory: KindMemory, window: OpenWindow, clock: PollClock): boolean {
 	if (memory.countSeen() >= MAX_SEEN_STATES) return false;
 	if (window.nextPage !== FIRST_PAGE + 1 || window.from > memory.settled) return true;
-	if (!settleDue(memory, clock)) return true;
+	if (!settleDue(memory, clock) || settleable(clock) < memory.cursor) return true;
 	memory.window = undefined;
 	return false;
 }
