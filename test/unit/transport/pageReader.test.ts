@@ -2,7 +2,7 @@
 /**
  * The page reader's rules over a stand-in transport, where timing and page shapes are free to
  * choose: pages finishing out of order, how many are in flight, a caller that stops. The same
- * rules over real HTTPS against the simulator: test/integration/transport/pageReader.test.ts.
+ * rules through the node over real HTTPS against the simulator: test/integration/action/paging-deviations.test.ts.
  */
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
