@@ -10,7 +10,6 @@
  * last node) → the list; its wall time is the POST's, and every invoice must come back right, in order.
  * Goal: the node at least 3 times as fast (judged at full size).
  */
-import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 
 import { getExecution, listExecutions, waitFor } from '../n8n/executions';
@@ -19,7 +18,7 @@ import { speedFigure } from './deliveries';
 import { count, median, ratio } from './report';
 import {
 	createCredential,
-	createWorkflow,
+	publishWebhookWorkflow,
 	httpsAgent,
 	post,
 	startTrackedSimulator,
@@ -213,17 +212,13 @@ async function contender(
 	label: string,
 	via: Parameters<typeof invoiceReturnAllWorkflow>[3],
 ): Promise<Contender> {
-	const path = randomUUID();
-	const workflowId = await createWorkflow(
-		n8n,
+	const { workflowId, url } = await publishWebhookWorkflow(n8n, (path) =>
 		invoiceReturnAllWorkflow(path, `Return All: ${label}`, credential, via),
 	);
-	const published = await n8n.api('POST', `/workflows/${workflowId}/publish`);
-	if (published.status !== 200) throw new Error(`publish: ${published.status} ${published.text}`);
 	return {
 		label,
 		workflowId,
-		url: `${n8n.url}/webhook/${path}`,
+		url,
 		wallMs: [],
 		listRequests: [],
 		nodesMs: [],

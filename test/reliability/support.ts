@@ -1,5 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /** What the reliability checks share: sizes, the run context, real-n8n helpers and an HTTPS client. */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -182,6 +183,18 @@ export async function createWorkflow(n8n: N8nInstance, workflow: unknown): Promi
 	const created = await n8n.api<{ id: string }>('POST', '/workflows', workflow);
 	if (created.status !== 200) throw new Error(`workflow: ${created.status} ${created.text}`);
 	return created.body.id;
+}
+
+/** A workflow a webhook at a new random path starts, created and published: its ID and URL. */
+export async function publishWebhookWorkflow(
+	n8n: N8nInstance,
+	build: (path: string) => unknown,
+): Promise<{ workflowId: string; url: string }> {
+	const path = randomUUID();
+	const workflowId = await createWorkflow(n8n, build(path));
+	const published = await n8n.api('POST', `/workflows/${workflowId}/publish`);
+	if (published.status !== 200) throw new Error(`publish: ${published.status} ${published.text}`);
+	return { workflowId, url: `${n8n.url}/webhook/${path}` };
 }
 
 /* -------------------------------------------------------------- https client */

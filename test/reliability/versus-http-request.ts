@@ -6,7 +6,6 @@
  * by one POST whose body holds the invoice numbers; its wall time is the POST's. The two take turns,
  * after a warm-up run each (which also fetches the shared credential's token).
  */
-import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 
 import { DEFAULT_CONCURRENCY } from '../../nodes/InvoicingAssets/actions/common.descriptions';
@@ -16,7 +15,7 @@ import { speedFigure } from './deliveries';
 import { count, median, ratio } from './report';
 import {
 	createCredential,
-	createWorkflow,
+	publishWebhookWorkflow,
 	httpsAgent,
 	post,
 	startTrackedSimulator,
@@ -138,12 +137,8 @@ async function contender(
 	label: string,
 	via: Parameters<typeof invoiceGetWorkflow>[3],
 ): Promise<Contender> {
-	const path = randomUUID();
-	const workflowId = await createWorkflow(
-		n8n,
+	const { workflowId, url } = await publishWebhookWorkflow(n8n, (path) =>
 		invoiceGetWorkflow(path, `Versus: ${label}`, credential, via),
 	);
-	const published = await n8n.api('POST', `/workflows/${workflowId}/publish`);
-	if (published.status !== 200) throw new Error(`publish: ${published.status} ${published.text}`);
-	return { label, workflowId, url: `${n8n.url}/webhook/${path}`, wallMs: [], nodeMs: [], wrong: 0 };
+	return { label, workflowId, url, wallMs: [], nodeMs: [], wrong: 0 };
 }
