@@ -148,7 +148,7 @@ export class PollingWorkflow {
 			return new PollContext(workflow, node, additionalData, mode, activation);
 		}
 		const budget = this.pollBudgetMs;
-		return new PollContext(
+		const context = new PollContext(
 			workflow,
 			node,
 			additionalData,
@@ -161,6 +161,11 @@ export class PollingWorkflow {
 			undefined,
 			() => budget,
 		);
+		// n8n 1.x's engine gives a poll no budget: the harness hands the node the one the test sets,
+		// so that what the trigger does across polls runs on both engines.
+		return 'getPollBudgetMs' in context
+			? context
+			: Object.assign(context, { getPollBudgetMs: () => budget });
 	}
 
 	private nodeType(workflow: Workflow) {

@@ -12,11 +12,13 @@ import { startTestbed, type Testbed } from '../../harness/testbed';
 import {
 	allEventIds as reported,
 	assetIds,
+	expectEachOnce,
 	HOUR,
 	itemsOf,
 	keys,
 	MINUTE,
 	pollingWorkflow,
+	pollUntilQuiet,
 	withTestbed,
 } from './polling-helpers';
 
@@ -246,13 +248,11 @@ describe('Polling Trigger: lists that page otherwise', () => {
 			sim.clock.advance(1000);
 			return `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`;
 		});
-		sim.log.reset();
 		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual(expected);
-		expect(sim.log.entries({ route: 'invoices.list' }).at(-1)?.query.page).toBe('3');
 		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
 
-	test('without totalItems, in updatedAt order, a record changed while the pages are read makes the trigger read again, and nothing is lost', async () => {
+	test('without totalItems, in updatedAt order, a record changed while the pages are read moves the others up: the one a follow read missed comes with the settle read, each change once', async () => {
 		const paidDuringRead: string[] = [];
 		let payOnSecondPage: (() => void) | undefined;
 		await withTestbed(
@@ -284,15 +284,14 @@ describe('Polling Trigger: lists that page otherwise', () => {
 						paidDuringRead.push(numbers[4]);
 					}
 				};
-				const items = itemsOf(await polling.poll());
+				itemsOf(await polling.poll());
 				payOnSecondPage = undefined;
 				expect(paidDuringRead).toEqual([numbers[4]]);
-				expect(items.map((item) => item.eventId).sort()).toEqual(
-					[
-						...numbers.map((number) => `invoice.issued:${number}`),
-						`invoice.paid:${numbers[4]}`,
-					].sort(),
-				);
+				await pollUntilQuiet(polling, bed);
+				expectEachOnce(polling, [
+					...numbers.map((number) => `invoice.issued:${number}`),
+					`invoice.paid:${numbers[4]}`,
+				]);
 			},
 		);
 	});
@@ -359,21 +358,6 @@ describe('Polling Trigger: stamps it cannot trust', () => {
 		sim.clock.advance(2000);
 		expect(itemsOf(await polling.poll())).toEqual([]);
 		sim.clock.advance(10 * MINUTE);
-		expect(itemsOf(await polling.poll())).toEqual([]);
-	});
-
-	test('a record whose updatedAt goes back (a stale read) is not reported again', async () => {
-		const { sim } = testbed;
-		const polling = workflow(['asset.updated']);
-		await polling.activate();
-		sim.clock.advance(MINUTE);
-		const assetId = openAsset();
-		const earlier = sim.updateAsset(assetId, { site: 'Austin Campus' }).asset;
-		sim.clock.advance(30_000);
-		sim.updateAsset(assetId, { site: 'Berlin HQ' });
-		expect(itemsOf(await polling.poll())).toHaveLength(1);
-		// The list now gives the asset with the stamp of its change before.
-		sim.restamp('asset', assetId, earlier.updatedAt);
 		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
 });

@@ -4,50 +4,23 @@
  * against the simulator until nothing more comes, and asserts that every change started the
  * workflow once: 0 lost, 0 twice.
  */
-import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { POLL_BUDGET_REACHES_THE_NODE, testNeeding2x } from '../../harness/engine';
 import { PollingWorkflow } from '../../harness/poller';
 import type { Testbed } from '../../harness/testbed';
-import { allEventIds, HOUR, MINUTE, pollingWorkflow, withTestbed } from './polling-helpers';
+import {
+	allEventIds,
+	expectEachOnce,
+	HOUR,
+	issueMany,
+	LISTED_WITHIN,
+	MINUTE,
+	pollingWorkflow,
+	pollUntilQuiet,
+	withTestbed,
+} from './polling-helpers';
 
 jest.setTimeout(4 * 60_000);
-
-const LISTED_WITHIN = 5 * MINUTE;
-
-/**
- * Polls, advancing the service's clock `stepMs` after each, until no poll brought anything for
- * twice the listing bound (a change listed late has come by then), at most `polls` polls.
- */
-async function pollUntilQuiet(polling: PollingWorkflow, bed: Testbed, stepMs = MINUTE, polls = 80) {
-	const quietPolls = Math.ceil((2 * LISTED_WITHIN) / stepMs) + 1;
-	let quiet = 0;
-	for (let poll = 0; poll < polls && quiet < quietPolls; poll++) {
-		const outcome = await polling.poll();
-		if ('error' in outcome) throw outcome.error;
-		quiet = (outcome.items?.length ?? 0) === 0 ? quiet + 1 : 0;
-		bed.sim.clock.advance(stepMs);
-	}
-}
-
-function expectEachOnce(polling: PollingWorkflow, expected: Iterable<string>) {
-	const ids = allEventIds(polling);
-	const twice = ids.filter((id, index) => ids.indexOf(id) !== index);
-	const lost = [...expected].filter((id) => !ids.includes(id));
-	expect({
-		lost: lost.length,
-		twice: twice.length,
-		firstLost: lost.slice(0, 3),
-		firstTwice: twice.slice(0, 3),
-	}).toEqual({
-		lost: 0,
-		twice: 0,
-		firstLost: [],
-		firstTwice: [],
-	});
-	expect(new Set(ids)).toEqual(new Set(expected));
-}
 
 /** A published trigger for invoice.issued with a 1 s budget, and `count` invoices issued a minute on. */
 async function burstAfterBaseline(bed: Testbed, count: number) {
@@ -57,71 +30,58 @@ async function burstAfterBaseline(bed: Testbed, count: number) {
 	return { polling, expected: issueMany(bed, count) };
 }
 
-function issueMany(bed: Testbed, count: number, input: IDataObject = {}): string[] {
-	return Array.from(
-		{ length: count },
-		() => `invoice.issued:${bed.sim.issueInvoice(input).invoice.invoiceNumber}`,
-	);
-}
-
 describe('Polling Trigger at month-end', () => {
-	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
-		'a live burst of 3,000 invoices in one second, larger than a poll, comes while it is young, each once, and is settled once it is 5 minutes old',
-		async () => {
-			await withTestbed({}, async (bed) => {
-				const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
-				await polling.activate();
-				bed.sim.clock.advance(MINUTE);
-				const expected = issueMany(bed, 3000);
-				bed.sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
-				// Polls every 10 s of the service's time: the burst is reported over several polls, all of
-				// it while it is younger than the listing bound (before any settle read).
-				const young: number[] = [];
-				const burstAt = bed.sim.clock.now().getTime();
-				while (
-					young.reduce((sum, count) => sum + count, 0) < 3000 &&
-					bed.sim.clock.now().getTime() - burstAt < LISTED_WITHIN - 20_000
-				) {
-					const outcome = await polling.poll();
-					if ('error' in outcome) throw outcome.error;
-					young.push(outcome.items?.length ?? 0);
-					bed.sim.clock.advance(10_000);
-				}
-				expect(young.filter((count) => count > 0).length).toBeGreaterThan(1);
-				expect(young.reduce((sum, count) => sum + count, 0)).toBe(3000);
-				await pollUntilQuiet(polling, bed);
-				expectEachOnce(polling, expected);
-			});
-		},
-	);
+	test('a live burst of 3,000 invoices in one second, larger than a poll, comes while it is young, each once, and is settled once it is 5 minutes old', async () => {
+		await withTestbed({}, async (bed) => {
+			const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
+			await polling.activate();
+			bed.sim.clock.advance(MINUTE);
+			const expected = issueMany(bed, 3000);
+			bed.sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
+			// Polls every 10 s of the service's time: the burst is reported over several polls, all of
+			// it while it is younger than the listing bound (before any settle read).
+			const young: number[] = [];
+			const burstAt = bed.sim.clock.now().getTime();
+			while (
+				young.reduce((sum, count) => sum + count, 0) < 3000 &&
+				bed.sim.clock.now().getTime() - burstAt < LISTED_WITHIN - 20_000
+			) {
+				const outcome = await polling.poll();
+				if ('error' in outcome) throw outcome.error;
+				young.push(outcome.items?.length ?? 0);
+				bed.sim.clock.advance(10_000);
+			}
+			expect(young.filter((count) => count > 0).length).toBeGreaterThan(1);
+			expect(young.reduce((sum, count) => sum + count, 0)).toBe(3000);
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, expected);
+		});
+	});
 
-	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
-		'one second holding 4,000 changes, aged, drains page by page over several polls, none past its budget',
-		async () => {
-			await withTestbed({}, async (bed) => {
-				const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
-				await polling.activate();
-				bed.sim.clock.advance(MINUTE);
-				const expected = issueMany(bed, 4000);
-				bed.sim.clock.advance(10 * MINUTE);
-				bed.sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
-				const durations: number[] = [];
-				const perPoll: number[] = [];
-				for (let poll = 0; poll < 30 && allEventIds(polling).length < 4000; poll++) {
-					const started = Date.now();
-					const outcome = await polling.poll();
-					durations.push(Date.now() - started);
-					if ('error' in outcome) throw outcome.error;
-					perPoll.push(outcome.items?.length ?? 0);
-				}
-				expect(perPoll.filter((count) => count > 0).length).toBeGreaterThan(1);
-				expect(perPoll.every((count) => count > 0)).toBe(true);
-				expect(Math.max(...durations)).toBeLessThanOrEqual(1000 + 1500);
-				await pollUntilQuiet(polling, bed);
-				expectEachOnce(polling, expected);
-			});
-		},
-	);
+	test('one second holding 4,000 changes, aged, drains page by page over several polls, none past its budget', async () => {
+		await withTestbed({}, async (bed) => {
+			const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
+			await polling.activate();
+			bed.sim.clock.advance(MINUTE);
+			const expected = issueMany(bed, 4000);
+			bed.sim.clock.advance(10 * MINUTE);
+			bed.sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
+			const durations: number[] = [];
+			const perPoll: number[] = [];
+			for (let poll = 0; poll < 30 && allEventIds(polling).length < 4000; poll++) {
+				const started = Date.now();
+				const outcome = await polling.poll();
+				durations.push(Date.now() - started);
+				if ('error' in outcome) throw outcome.error;
+				perPoll.push(outcome.items?.length ?? 0);
+			}
+			expect(perPoll.filter((count) => count > 0).length).toBeGreaterThan(1);
+			expect(perPoll.every((count) => count > 0)).toBe(true);
+			expect(Math.max(...durations)).toBeLessThanOrEqual(1000 + 1500);
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, expected);
+		});
+	});
 
 	test('late-listed members of a big second: 2,500 changes in one second, one in ten listed up to 4 minutes late, each once', async () => {
 		await withTestbed({}, async (bed) => {
@@ -201,74 +161,65 @@ describe('Polling Trigger at month-end', () => {
 		});
 	});
 
-	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
-		'overlapping polls during a live burst of 3,000 in one second: the later one leaves the work to the running one, each within its budget; each change once',
-		async () => {
-			await withTestbed({}, async (bed) => {
-				const { sim } = bed;
-				const { polling, expected } = await burstAfterBaseline(bed, 3000);
-				sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
-				for (let round = 0; round < 20 && allEventIds(polling).length < 3000; round++) {
-					const started = Date.now();
-					const running = polling.poll();
-					await sleep(300);
-					const overlapping = await polling.poll();
-					expect(overlapping).toEqual({ items: null });
-					const outcome = await running;
-					if ('error' in outcome) throw outcome.error;
-					expect(Date.now() - started).toBeLessThanOrEqual(1000 + 1500);
-					sim.clock.advance(10_000);
-				}
-				await pollUntilQuiet(polling, bed);
-				expectEachOnce(polling, expected);
-			});
-		},
-	);
-
-	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
-		'a poll stuck past its budget (n8n gives it up) does not keep the next poll from working, and stores nothing when it ends; each change once',
-		async () => {
-			await withTestbed({}, async (bed) => {
-				const { sim } = bed;
-				const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
-				await polling.activate();
-				// The token has expired: the next poll renews it, and the identity service hangs 9 s.
-				sim.clock.advance(61 * MINUTE);
-				const expected = issueMany(bed, 50);
-				sim.faults.add({ route: 'token', latencyMs: 9000, times: 1 });
-				const stuck = polling.poll();
-				await sleep(6500);
-				const next = await polling.poll();
-				if ('error' in next) throw next.error;
-				expect(next.items).toHaveLength(50);
-				expect(await stuck).toEqual({ items: null });
-				await pollUntilQuiet(polling, bed);
-				expectEachOnce(polling, expected);
-			});
-		},
-	);
-
-	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
-		'a poll whose list request hangs ends within 1.5 s of its budget, stores nothing, and does not stop the next poll; each change once',
-		async () => {
-			await withTestbed({}, async (bed) => {
-				const { sim } = bed;
-				const { polling, expected } = await burstAfterBaseline(bed, 50);
-				const saved = JSON.stringify(polling.savedStaticData());
-				sim.faults.add({ route: 'invoices.list', latencyMs: 8000, times: 1 });
+	test('overlapping polls during a live burst of 3,000 in one second: the later one leaves the work to the running one, each within its budget; each change once', async () => {
+		await withTestbed({}, async (bed) => {
+			const { sim } = bed;
+			const { polling, expected } = await burstAfterBaseline(bed, 3000);
+			sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
+			for (let round = 0; round < 20 && allEventIds(polling).length < 3000; round++) {
 				const started = Date.now();
-				const hung = await polling.poll();
-				expect(Date.now() - started).toBeLessThanOrEqual(1000 + 1500 + 500);
-				expect('error' in hung).toBe(true);
-				expect(JSON.stringify(polling.savedStaticData())).toBe(saved);
-				const next = await polling.poll();
-				if ('error' in next) throw next.error;
-				expect(next.items).toHaveLength(50);
-				await pollUntilQuiet(polling, bed);
-				expectEachOnce(polling, expected);
-			});
-		},
-	);
+				const running = polling.poll();
+				await sleep(300);
+				const overlapping = await polling.poll();
+				expect(overlapping).toEqual({ items: null });
+				const outcome = await running;
+				if ('error' in outcome) throw outcome.error;
+				expect(Date.now() - started).toBeLessThanOrEqual(1000 + 1500);
+				sim.clock.advance(10_000);
+			}
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, expected);
+		});
+	});
+
+	test('a poll stuck past its budget (n8n gives it up) does not keep the next poll from working, and stores nothing when it ends; each change once', async () => {
+		await withTestbed({}, async (bed) => {
+			const { sim } = bed;
+			const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
+			await polling.activate();
+			// The token has expired: the next poll renews it, and the identity service hangs 9 s.
+			sim.clock.advance(61 * MINUTE);
+			const expected = issueMany(bed, 50);
+			sim.faults.add({ route: 'token', latencyMs: 9000, times: 1 });
+			const stuck = polling.poll();
+			await sleep(6500);
+			const next = await polling.poll();
+			if ('error' in next) throw next.error;
+			expect(next.items).toHaveLength(50);
+			expect(await stuck).toEqual({ items: null });
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, expected);
+		});
+	});
+
+	test('a poll whose list request hangs ends within 1.5 s of its budget, stores nothing, and does not stop the next poll; each change once', async () => {
+		await withTestbed({}, async (bed) => {
+			const { sim } = bed;
+			const { polling, expected } = await burstAfterBaseline(bed, 50);
+			const saved = JSON.stringify(polling.savedStaticData());
+			sim.faults.add({ route: 'invoices.list', latencyMs: 8000, times: 1 });
+			const started = Date.now();
+			const hung = await polling.poll();
+			expect(Date.now() - started).toBeLessThanOrEqual(1000 + 1500 + 500);
+			expect('error' in hung).toBe(true);
+			expect(JSON.stringify(polling.savedStaticData())).toBe(saved);
+			const next = await polling.poll();
+			if ('error' in next) throw next.error;
+			expect(next.items).toHaveLength(50);
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, expected);
+		});
+	});
 
 	test('on n8n’s durable scheduler, a poll that starts before the last reporting poll’s static data landed reports nothing again', async () => {
 		await withTestbed({}, async (bed) => {

@@ -246,7 +246,7 @@ describe('Polling Trigger', () => {
 		expect(reported.sort()).toEqual(expected.sort());
 	});
 
-	test('pages that do not add up are read again, and a poll fails rather than miss a change', async () => {
+	test('a page that does not add up fails where it was: the changes read before it are reported, the next poll goes on at that page; a poll with nothing read fails', async () => {
 		const { sim } = testbed;
 		const polling = workflow(['invoice.issued']);
 		await polling.activate();
@@ -258,12 +258,10 @@ describe('Polling Trigger', () => {
 		// A second page that lost its records on the way (as if they had moved to page 1).
 		const shortPage = { items: [], page: 2, pageSize: MAX_PAGE_SIZE, totalItems: 150 };
 		sim.faults.add({ route: 'invoices.list', status: 200, body: shortPage, skip: 1, times: 1 });
-		sim.log.reset();
-		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual(expected);
-		const firstPages = sim.log
-			.entries({ route: 'invoices.list' })
-			.filter((entry) => entry.query.page === '1');
-		expect(firstPages.length).toBeGreaterThanOrEqual(2);
+		const first = itemsOf(await polling.poll());
+		expect(first).toHaveLength(MAX_PAGE_SIZE);
+		const rest = itemsOf(await polling.poll());
+		expect([...first, ...rest].map((item) => item.eventId)).toEqual(expected);
 
 		sim.clock.advance(MINUTE);
 		const later = `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`;

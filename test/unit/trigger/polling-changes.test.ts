@@ -71,8 +71,7 @@ describe('the Polling Trigger’s positions', () => {
 	test('a follow window moves the cursor to the second the service was in; only a snapshot from the settled position settles', () => {
 		const memory = started();
 		expect(memory.settled).toBe(T0 - LISTED_WITHIN_MS);
-		const read = window('follow', memory.cursor, T0 + 60_500);
-		memory.completed(read, false);
+		memory.completed(window('follow', memory.cursor, T0 + 60_500));
 		expect(memory.cursor).toBe(T0 + 60_000);
 		expect(memory.settled).toBe(T0 - LISTED_WITHIN_MS);
 		memory.completed(window('follow', memory.settled, T0 + 120_500), true);
@@ -80,38 +79,54 @@ describe('the Polling Trigger’s positions', () => {
 		expect(memory.settled).toBe(T0 + 120_000 - LISTED_WITHIN_MS);
 	});
 
-	test('a settle window settles up to its end, reading its last second again unless it is full, and forgets what lies before', () => {
+	test('a settle window settles up to its end, reading its last second again unless it holds a page, and forgets what lies before', () => {
 		const memory = started('asset');
 		const opened = T0 + 10 * 60_000;
 		const follow = window('follow', memory.cursor, opened);
 		for (let id = 0; id < 150; id++) memory.accept(asset(id, T0 + 60_000), follow, opened);
 		memory.accept(asset(999, T0 + 30_000), follow, opened);
-		memory.completed(follow, false);
-		expect(memory.countSeen()).toBe(151);
-		memory.completed(window('settle', memory.settled, opened, T0 + 30_000), false);
+		memory.completed(follow);
+		expect(memory.countStates()).toBe(151);
+		memory.completed(window('settle', memory.settled, opened, T0 + 30_000));
 		expect(memory.settled).toBe(T0 + 30_000);
-		expect(memory.countSeen()).toBe(151);
-		memory.completed(window('settle', memory.settled, opened, T0 + 60_000), false);
+		expect(memory.countStates()).toBe(151);
+		memory.completed(window('settle', memory.settled, opened, T0 + 60_000));
 		// A second of 150 changes (more than a page) is not read again.
 		expect(memory.settled).toBe(T0 + 61_000);
-		expect(memory.countSeen()).toBe(0);
+		expect(memory.countStates()).toBe(0);
 	});
 
-	test('a state read again is no change; two states within one second are two; an older state is a stale read', () => {
+	test('a change is its state: read again it is none, two states within one second are two, a state stamped before the last one is one, an older state listed again is none', () => {
 		const memory = started('asset');
-		const follow = window('follow', memory.cursor, T0 + 5000);
+		const follow = window('follow', memory.settled, T0 + 5000);
 		expect(ids(memory.accept(asset(1, T0 + 2000), follow, T0 + 5000))).toHaveLength(1);
 		expect(memory.accept(asset(1, T0 + 2000), follow, T0 + 5000)).toEqual([]);
 		expect(memory.accept(asset(1, T0 + 2000, 'Munich DC-2'), follow, T0 + 5000)).toHaveLength(1);
-		expect(memory.accept(asset(1, T0 + 1000, 'Hamburg'), follow, T0 + 5000)).toEqual([]);
+		expect(memory.accept(asset(1, T0 + 1000, 'Hamburg'), follow, T0 + 5000)).toHaveLength(1);
+		expect(memory.accept(asset(1, T0 + 2000), follow, T0 + 5000)).toEqual([]);
+	});
+
+	test('a state stamped beyond the listing bound ahead is the same state once the service’s time reaches it; one no window can list again is forgotten a day after it was last listed', () => {
+		const memory = started('asset');
+		const ahead = T0 + 20 * 60_000;
+		expect(memory.accept(asset(1, ahead), window('follow', T0, T0), T0)).toHaveLength(1);
+		expect(memory.accept(asset(1, ahead), window('follow', T0, ahead), ahead)).toEqual([]);
+		const years = Date.UTC(2099, 0, 1);
+		expect(memory.accept(asset(2, years), window('follow', T0, T0), T0)).toHaveLength(1);
+		memory.completed(window('follow', T0, T0 + DAY / 2));
+		expect(memory.accept(asset(2, years), window('follow', T0, T0 + DAY), T0 + DAY)).toEqual([]);
+		memory.completed(window('follow', T0, T0 + 4 * DAY));
+		expect(JSON.stringify(memory.toJSON().seen)).not.toContain('AST-2 ');
 	});
 });
 
 describe('the Polling Trigger’s memory of issues and final states', () => {
-	test(`issued on first sighting within ${ISSUED_WITHIN_MS / DAY} days of its issueDate, once; never when listed at the baseline`, () => {
+	test(`issued on first sighting within ${ISSUED_WITHIN_MS / DAY} days of its issueDate, once; never when listed before the start`, () => {
 		const memory = KindMemory.startingAt(T0, 0, 'invoice');
-		const baseline = window('issued-baseline', T0 - 4 * DAY, T0, T0);
+		const baseline = window('issued', T0 - 4 * DAY, T0, T0);
 		expect(memory.accept(invoice(1, T0 - DAY), baseline, T0)).toEqual([]);
+		// Stamped within the listing bound before the start: maybe listed only after it.
+		expect(memory.accept(invoice(4, T0 - DAY, T0 - 60_000), baseline, T0)).toEqual([]);
 		memory.baseline = [];
 		const follow = window('follow', memory.cursor, T0 + DAY);
 		expect(ids(memory.accept(invoice(1, T0 - DAY, T0 + 1000, 'paid'), follow, T0 + DAY))).toEqual([
@@ -124,6 +139,10 @@ describe('the Polling Trigger’s memory of issues and final states', () => {
 			[],
 		);
 		expect(memory.accept(invoice(3, T0 - 3 * DAY, T0 + 1000), follow, T0 + DAY)).toEqual([]);
+		const settle = window('settle', memory.settled, T0 + DAY, T0);
+		expect(ids(memory.accept(invoice(4, T0 - DAY, T0 - 60_000, 'paid'), settle, T0 + DAY))).toEqual(
+			['invoice.issued:INV-4'],
+		);
 	});
 
 	test(`final states are remembered ${FINAL_REMEMBERED_MS / DAY} days, exactly; issues until they could no longer be reported`, () => {
@@ -131,12 +150,13 @@ describe('the Polling Trigger’s memory of issues and final states', () => {
 		const follow = window('follow', memory.cursor, T0);
 		memory.accept(invoice(1, T0, T0, 'paid'), follow, T0);
 		const stored = () => JSON.stringify([memory.toJSON().issued, memory.toJSON().final]);
+		const forgetAt = (now: number) => memory.completed(window('follow', memory.cursor, now));
 		expect(stored()).toContain('"INV-1"');
-		memory.forgetExpired(T0 + ISSUED_WITHIN_MS + 2 * DAY);
+		forgetAt(T0 + ISSUED_WITHIN_MS + 2 * DAY);
 		expect(stored()).not.toContain('"INV-1"');
-		memory.forgetExpired(T0 + FINAL_REMEMBERED_MS - DAY);
+		forgetAt(T0 + FINAL_REMEMBERED_MS - DAY);
 		expect(stored()).toContain('paid INV-1');
-		memory.forgetExpired(T0 + FINAL_REMEMBERED_MS + 2 * DAY);
+		forgetAt(T0 + FINAL_REMEMBERED_MS + 2 * DAY);
 		expect(stored()).not.toContain('paid INV-1');
 	});
 
@@ -148,7 +168,7 @@ describe('the Polling Trigger’s memory of issues and final states', () => {
 			let reported = 0;
 			for (let day = 0; day < 30; day++) {
 				const now = T0 + day * DAY;
-				memory.forgetExpired(now);
+				memory.completed(window('follow', memory.cursor, now));
 				memory.serviceTime = now;
 				for (let change = 0; change < perDay; change++) {
 					number += 1;

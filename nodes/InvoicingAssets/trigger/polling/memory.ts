@@ -27,47 +27,53 @@ export const ISSUED_WITHIN_MS = 3 * DAY_MS;
 /** A final state reported (paid, cancelled, retired) is remembered this long: not reported again. */
 export const FINAL_REMEMBERED_MS = 30 * DAY_MS;
 
-/** A state of a record whose stamp the trigger cannot place is remembered this long after it was last listed. */
+/** A state whose stamp gives it no place in time is remembered this long after it was last listed. */
 export const UNPLACED_REMEMBERED_MS = DAY_MS;
 
+/** At most this many record states are kept per record kind (about 30 bytes each). */
+export const MAX_STATES = 20_000;
+
 /**
- * At most this many record states are remembered per kind between the settled position and the
- * cursor (about 30 bytes each); beyond it the cursor waits until the settled position moves on.
+ * Why a window is read: the baseline's two reads ('recent': what is listed at the start;
+ * 'issued': the invoices issued in the days before it), or the two positions' reads.
  */
-export const MAX_SEEN_STATES = 20_000;
+export type WindowPurpose = 'recent' | 'issued' | 'follow' | 'settle';
 
-/** Why a window is read, which decides what it may report and which position it moves. */
-export type WindowPurpose = 'baseline' | 'issued-baseline' | 'settle' | 'follow';
-
-/** A window of the list read across polls, page by page: the query stays the same until it ends. */
+/** A window of the list read across polls: its query stays the same until it ends. */
 export interface OpenWindow {
 	purpose: WindowPurpose;
 	/** updatedFrom (epoch ms, a whole second); for the issued baseline, issuedFrom. */
 	from: number;
-	/** updatedTo (epoch ms, a whole second, inclusive), or issuedTo; undefined: whatever is listed now. */
+	/** updatedTo (inclusive) or issuedTo; undefined: whatever is listed now. */
 	to?: number;
-	/** The service's time of the window's first page (epoch ms). */
+	/** The service's time of the window's first page, and of its latest (epoch ms). */
 	openedAt: number;
-	/** The service's time of the window's latest page (epoch ms). */
 	readAt: number;
 	/** How far `openedAt` may be off: 0 from the service's Date header, else the listing bound. */
 	uncertainty: number;
+	/** The next page to read: upwards, or downwards once `descending`. */
 	nextPage: number;
 	/** The total the last page reported; null when the service does not count. */
 	total: number | null;
+	/** An exact read past its first page: pages are read from the last down to the first. */
+	descending?: boolean;
+	/** The last pages of a descending read left the total as it was: several may be read at once. */
+	steady?: boolean;
+	/** The total of a descending read's first page. */
+	probed?: number;
 }
 
 /** What the trigger keeps per record kind in the workflow's static data. */
 export interface StoredKind {
-	/** Service time (epoch ms) the trigger started at. */
+	/** Service time (epoch ms) the trigger started at: changes stamped before it are not reported. */
 	start: number;
-	/** Read position: every change listed when it was read, stamped before it, was read. */
+	/** Follow position: each poll reads the changes listed from it on. */
 	cursor: number;
 	/** Settled position: every change stamped before it was read after it could no longer be listed late. */
 	settled: number;
-	/** The states read at or after `settled`: updatedAt as given → record ID → digest. */
-	seen: Record<string, Record<string, string>>;
-	/** States of records whose stamp cannot be placed (`ID digest updatedAt`), by the day they may be forgotten. */
+	/** The record states read, by `updatedAt` as given: `ID digest` each. */
+	seen: Record<string, string[]>;
+	/** States read while their stamp gave them no place in time, by the day they may be forgotten. */
 	unplaced: Record<string, string[]>;
 	/** Invoices reported (or listed before the start) as issued, by the day they may be forgotten. */
 	issued: Record<string, string[]>;
@@ -75,11 +81,10 @@ export interface StoredKind {
 	final: Record<string, string[]>;
 	/** Baseline reads still to finish, in order; nothing is reported before. */
 	baseline: Array<'recent' | 'issued'>;
-	window?: OpenWindow;
+	follow?: OpenWindow;
+	settle?: OpenWindow;
 	/** The service's time less n8n's (ms) when last read: the next poll plans its first window by it. */
 	clockOffset?: number;
-	/** The list reports no totalItems: a settle window then reads on to the end of the list. */
-	uncounted?: boolean;
 }
 
 /** Keys that expire, stored by the day (epoch days) they may be forgotten: compact and exact. */
@@ -113,10 +118,10 @@ class ExpiringSet {
 }
 
 /**
- * What the trigger knows of one record kind while a poll runs: the positions, the states read
- * since the settled position, and what it reported of issues and final states. Every state read
- * goes through `accept`, which reports it when it is new; the positions move only when a window
- * was read completely (`completed`).
+ * What the trigger knows of one record kind while a poll runs: the positions, the windows being
+ * read, the record states read, and what it reported of issues and final states. A change is a
+ * record's state: every state goes through `accept`, which reports it when it was not read
+ * before, whatever its stamp says; the positions move only when a window was read to its end.
  */
 export class KindMemory implements ReportedBefore {
 	readonly start: number;
@@ -127,14 +132,14 @@ export class KindMemory implements ReportedBefore {
 
 	baseline: Array<'recent' | 'issued'>;
 
-	window: OpenWindow | undefined;
+	follow: OpenWindow | undefined;
+
+	settle: OpenWindow | undefined;
 
 	clockOffset: number | undefined;
 
-	uncounted: boolean;
-
-	/** Record ID → the state read of it at or after `settled`. */
-	private readonly seen = new Map<string, { updatedAt: string; stamp: number; digest: string }>();
+	/** `ID digest` → the state's `updatedAt` as given, and the moment it means. */
+	private readonly seen = new Map<string, { updatedAt: string; stamp: number | undefined }>();
 
 	private readonly unplaced: ExpiringSet;
 
@@ -150,16 +155,13 @@ export class KindMemory implements ReportedBefore {
 		this.cursor = stored.cursor;
 		this.settled = stored.settled;
 		this.baseline = [...stored.baseline];
-		// A copy: a read that moves the window on must not change the static data n8n may not save.
-		this.window = stored.window && { ...stored.window };
-		this.uncounted = stored.uncounted === true;
+		// Copies: a read that moves a window on must not change the static data n8n may not save.
+		this.follow = stored.follow && { ...stored.follow };
+		this.settle = stored.settle && { ...stored.settle };
 		this.clockOffset = stored.clockOffset;
-		for (const [updatedAt, states] of Object.entries(stored.seen)) {
+		for (const [updatedAt, keys] of Object.entries(stored.seen)) {
 			const stamp = readServiceTime(updatedAt);
-			if (stamp === undefined) continue;
-			for (const [id, digest] of Object.entries(states)) {
-				this.seen.set(id, { updatedAt, stamp, digest });
-			}
+			for (const key of keys) this.seen.set(key, { updatedAt, stamp });
 		}
 		this.unplaced = new ExpiringSet(stored.unplaced);
 		this.issued = new ExpiringSet(stored.issued);
@@ -176,47 +178,51 @@ export class KindMemory implements ReportedBefore {
 		);
 	}
 
-	/** How many states were read since the settled position (with a stamp that passes `test`). */
-	countSeen(test?: (stamp: number) => boolean): number {
-		if (!test) return this.seen.size;
+	/** How many record states are kept (stamped within [from, to] when given). */
+	countStates(from = Number.NEGATIVE_INFINITY, to = Number.POSITIVE_INFINITY): number {
+		if (from === Number.NEGATIVE_INFINITY && to === Number.POSITIVE_INFINITY) return this.seen.size;
 		let count = 0;
-		for (const { stamp } of this.seen.values()) if (test(stamp)) count += 1;
+		for (const { stamp } of this.seen.values()) {
+			if (stamp !== undefined && stamp >= from && stamp <= to) count += 1;
+		}
 		return count;
 	}
 
 	/**
-	 * A record state read by a window (at the service's time `now`): its events when it is a state
-	 * not read before, and not older than the one read of the record; nothing for the baseline's
-	 * reads, which only remember.
+	 * A record state a window read (at the service's time `now`): its events when no state of the
+	 * same content was read before. A state stamped before the start reports only its invoice's
+	 * issue (one the baseline did not see listed); the baseline's reads report nothing.
 	 */
 	accept(polled: PolledRecord, window: OpenWindow, now: number): PolledEvent[] {
 		this.serviceTime = now;
 		const id = recordId(polled);
 		if (id === undefined) return [];
-		if (window.purpose === 'issued-baseline') {
-			if (polled.kind === 'invoice') this.reportIssue(id, polled.record);
-			return [];
-		}
-		const updatedAt = String(polled.record.updatedAt);
-		const digest = digestOf(polled.record).slice(0, 12);
 		const stamp = readServiceTime(polled.record.updatedAt);
 		const placed = stamp !== undefined && stamp <= now + window.uncertainty + LISTED_WITHIN_MS;
-		if (placed) {
-			// Outside the window: a service that ignores the filter; the record's turn comes.
-			if (stamp < window.from || stamp >= (window.to ?? stamp) + SECOND_MS) return [];
-			const known = this.seen.get(id);
-			if (known && (known.stamp > stamp || (known.stamp === stamp && known.digest === digest))) {
-				return [];
-			}
-			this.seen.set(id, { updatedAt, stamp, digest });
-		} else {
-			const key = `${id} ${digest} ${updatedAt}`;
-			const known = this.unplaced.has(key);
-			this.unplaced.add(key, now + UNPLACED_REMEMBERED_MS);
-			if (known) return [];
+		const beforeStart = placed && stamp < this.start;
+		if (window.purpose === 'issued') {
+			// Only an invoice whose state is older than the listing bound was surely listed before the start.
+			const listedBefore = placed && stamp < this.start - LISTED_WITHIN_MS - window.uncertainty;
+			if (listedBefore && polled.kind === 'invoice') this.reportIssue(id, polled.record);
+			return [];
 		}
+		// Outside the window: a service that ignores the filter; the record's own window reads it.
+		if (placed && (stamp < window.from || stamp >= (window.to ?? stamp) + SECOND_MS)) return [];
+		if (window.purpose === 'recent') {
+			// Listed at the start: remembered, never reported. A state stamped after the start's
+			// second is a change since, which the first follow read reports.
+			const atStart = !placed || stamp < this.start + SECOND_MS;
+			if (atStart && polled.kind === 'invoice') this.reportIssue(id, polled.record);
+			if (!atStart || beforeStart) return [];
+		}
+		const digest = digestOf(polled.record).slice(0, 12);
+		const key = `${id} ${digest}`;
+		if (!placed) this.unplaced.add(key, now + UNPLACED_REMEMBERED_MS);
+		if (this.seen.has(key)) return [];
+		this.seen.set(key, { updatedAt: String(polled.record.updatedAt), stamp });
+		if (window.purpose === 'recent') return [];
 		const events = eventsOf(polled, id, digest, this);
-		return window.purpose === 'baseline' ? [] : events;
+		return beforeStart ? events.filter(({ eventType }) => eventType === 'invoice.issued') : events;
 	}
 
 	reportIssue(invoiceNumber: string, invoice: Invoice): boolean {
@@ -239,45 +245,45 @@ export class KindMemory implements ReportedBefore {
 	}
 
 	/**
-	 * A window read completely: the cursor moves to its end (to the second the service was in
-	 * when it was read, which may still gain changes), and the settled position up to what can no
-	 * longer be listed late, when the window started at or before it and was read as one snapshot
-	 * (one page) or exactly (a settle window). What lies before the settled position is forgotten.
+	 * A window read to its end moves the positions:
+	 * - a follow window moves the cursor to the second the service was in at its last page, and,
+	 *   read whole in its first page (a snapshot) from the settled position, the settled position
+	 *   up to what can no longer be listed late;
+	 * - a settle window moves the settled position to its end: the next one reads that second
+	 *   again (a stamp with fractions of it lies after its updatedTo), unless it holds a page or more;
+	 * - a baseline read is done.
+	 * States that can no longer be listed in any window read are forgotten.
 	 */
-	completed(window: OpenWindow, snapshot: boolean) {
-		const { from, to, openedAt, readAt, uncertainty } = window;
-		// The window's last second is read again by the next window (a stamp with fractions of
-		// that second lies after its updatedTo), unless it holds a page of changes or more.
-		const lastAgain =
-			to === undefined || this.countSeen((stamp) => floorSecond(stamp) === to) < MAX_PAGE_SIZE;
-		// A follow read is not exact (what it misses, a settle read finds): its cursor goes on to the
-		// second of its last page, so a burst it read over many pages is not read again from its first.
-		const readTo = Math.min(
-			to === undefined ? Number.POSITIVE_INFINITY : lastAgain ? to : to + SECOND_MS,
-			floorSecond((window.purpose === 'follow' ? readAt : openedAt) - uncertainty),
-		);
-		if (window.purpose === 'issued-baseline' || window.purpose === 'baseline') {
-			this.baseline.shift();
-			return;
+	completed(window: OpenWindow, snapshot = false) {
+		const { purpose, from, to, openedAt, readAt, uncertainty } = window;
+		if (purpose === 'recent' || purpose === 'issued') this.baseline.shift();
+		if (purpose === 'follow') {
+			this.cursor = Math.max(this.cursor, floorSecond(readAt - uncertainty));
+			if (snapshot && from <= this.settled) {
+				this.settled = Math.max(
+					this.settled,
+					floorSecond(openedAt - LISTED_WITHIN_MS - uncertainty),
+				);
+			}
 		}
-		if (from <= this.cursor) this.cursor = Math.max(this.cursor, readTo);
-		const exact = snapshot || window.purpose === 'settle';
-		if (exact && from <= this.settled) {
-			const settleTo = Math.min(readTo, floorSecond(openedAt - LISTED_WITHIN_MS - uncertainty));
-			this.settled = Math.max(this.settled, settleTo);
-			this.cursor = Math.max(this.cursor, this.settled);
+		if (purpose === 'settle' && to !== undefined) {
+			const full = this.countStates(to, to + SECOND_MS - 1) >= MAX_PAGE_SIZE;
+			this.settled = Math.max(this.settled, full ? to + SECOND_MS : to);
 		}
-		for (const [id, { stamp }] of this.seen) if (stamp < this.settled) this.seen.delete(id);
-	}
-
-	/** Forgets what can no longer be needed at the service's time `now`. */
-	forgetExpired(now: number) {
-		for (const memory of [this.issued, this.final, this.unplaced]) memory.forgetBefore(now);
+		this.cursor = Math.max(this.cursor, this.settled);
+		for (const memory of [this.issued, this.final, this.unplaced]) memory.forgetBefore(readAt);
+		// A state stays while a window may list it: stamped from the settled position on (up to a
+		// day ahead), or listed within a day while its stamp gave it no place.
+		for (const [key, { stamp }] of this.seen) {
+			const placed =
+				stamp !== undefined && stamp >= this.settled && stamp <= readAt + UNPLACED_REMEMBERED_MS;
+			if (!placed && !this.unplaced.has(key)) this.seen.delete(key);
+		}
 	}
 
 	toJSON(): StoredKind {
 		const seen: StoredKind['seen'] = {};
-		for (const [id, { updatedAt, digest }] of this.seen) (seen[updatedAt] ??= {})[id] = digest;
+		for (const [key, { updatedAt }] of this.seen) (seen[updatedAt] ??= []).push(key);
 		return {
 			start: this.start,
 			cursor: this.cursor,
@@ -287,9 +293,9 @@ export class KindMemory implements ReportedBefore {
 			issued: this.issued.toJSON(),
 			final: this.final.toJSON(),
 			baseline: this.baseline,
-			...(this.window ? { window: this.window } : {}),
+			...(this.follow ? { follow: this.follow } : {}),
+			...(this.settle ? { settle: this.settle } : {}),
 			...(this.clockOffset === undefined ? {} : { clockOffset: this.clockOffset }),
-			...(this.uncounted ? { uncounted: true } : {}),
 		};
 	}
 }
@@ -298,6 +304,7 @@ export class KindMemory implements ReportedBefore {
 export function readStoredKind(value: unknown): StoredKind | undefined {
 	const stored = (typeof value === 'object' && value !== null ? value : {}) as Partial<StoredKind>;
 	if (![stored.start, stored.cursor, stored.settled].every(Number.isFinite)) return undefined;
+	if (Object.values(stored.seen ?? {}).some((keys) => !Array.isArray(keys))) return undefined;
 	return { seen: {}, unplaced: {}, issued: {}, final: {}, baseline: [], ...stored } as StoredKind;
 }
 

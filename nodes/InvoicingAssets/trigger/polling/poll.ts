@@ -1,8 +1,9 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { ServiceClient } from '../../transport';
-import { FIRST_PAGE, MAX_PAGE_SIZE } from '../../transport/contract';
+import { MAX_PAGE_SIZE } from '../../transport/contract';
+import { PAGE_CONCURRENCY } from '../../transport/pageReader';
 import { readServiceTime } from '../../transport/responses';
 import { CHOOSE_EVENT_TYPES, selectedEventTypes } from '../../shared/events';
 import {
@@ -23,13 +24,12 @@ import {
 	ISSUED_WITHIN_MS,
 	KindMemory,
 	LISTED_WITHIN_MS,
-	MAX_SEEN_STATES,
+	MAX_STATES,
 	readStoredKind,
 	timestampOf,
 	type OpenWindow,
-	type WindowPurpose,
 } from './memory';
-import { firstPage, PollClock, readWindow } from './reader';
+import { firstPage, openWindow, PollClock, readExactly, readOn, type Page } from './reader';
 
 /** Where the trigger keeps its state in the node's static data. */
 const STATE_KEY = 'pollState';
@@ -42,9 +42,6 @@ export const MAX_POLL_MS = 30_000;
 
 /** A poll running this long past its budget may have been given up by n8n (which allows 9 s): it stores nothing. */
 export const ABANDONED_AFTER_MS = 5_000;
-
-/** At most this many windows per record kind in one poll: every window read moves a position on. */
-const MAX_WINDOWS_PER_POLL = 8;
 
 /** Fetch Test Event looks this far back, then at any record: a page holds a window's newest only when whole. */
 const TEST_EVENT_LOOKBACK_MS = [5 * 60_000, DAY_MS, 30 * DAY_MS];
@@ -90,13 +87,23 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 		const waiting = from !== undefined && reporting?.from === from;
 		if (waiting && Date.now() - (reporting?.at ?? 0) < COMMIT_WAIT_MS) return null;
 		const stored = (staticData[STATE_KEY] ?? {}) as IDataObject;
-		const { memories, events, failure } = await readChanges(client, kinds, stored, deadline);
+		const { memories, events, failure, pagesRead } = await readChanges(
+			client,
+			kinds,
+			stored,
+			deadline,
+		);
 		// A poll n8n may have given up: what it read is left to the next poll, which reads it again.
 		if (runningPolls.get(key) !== poll || Date.now() > poll.until) return null;
-		if (failure !== undefined && events.length === 0) throw failure;
+		// A poll with nothing to report fails when it read nothing or when only the user can cure
+		// what failed; one stopped by what passes (a rate limit, the service down) keeps the pages
+		// it read, since n8n's durable scheduler keeps nothing of a poll that throws.
+		if (failure !== undefined && events.length === 0 && (pagesRead === 0 || !passes(failure))) {
+			throw failure;
+		}
 		if (failure !== undefined) {
 			this.logger.warn(
-				`Invoicing & Assets Polling Trigger: a poll stopped early (${(failure as Error).message}); its changes read so far are reported, the next poll goes on from there`,
+				`Invoicing & Assets Polling Trigger: a poll stopped early (${(failure as Error).message}); the pages read so far are kept, the next poll goes on from there`,
 			);
 		}
 		// A kind a failure kept this poll from reading stays as it was; kinds no longer chosen are
@@ -117,7 +124,7 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 /**
  * Reads each kind's windows until the deadline. Each kind may take its share of the time left,
  * the kind furthest behind first; what a kind leaves unused goes, in a second round, to the kinds
- * not done. A failure ends the poll: the events read before it are kept.
+ * not done. A failure ends the poll: the pages read before it are kept, and whether any was.
  */
 async function readChanges(
 	client: ServiceClient,
@@ -128,6 +135,7 @@ async function readChanges(
 	const memories = new Map<RecordKind, KindMemory>();
 	const events: PolledEvent[] = [];
 	let failure: unknown;
+	let pagesRead = 0;
 	const storedKind = (kind: RecordKind) => readStoredKind(stored[kind]);
 	// The service's clock as the last poll knew it, so that the first window is planned by it.
 	const offset = kinds.map((kind) => storedKind(kind)?.clockOffset).find(Number.isFinite);
@@ -145,7 +153,13 @@ async function readChanges(
 					memories.get(kind) ??
 					(known ? new KindMemory(known) : await startKind(client, kind, clock));
 				memories.set(kind, memory);
-				const done = await readKind(client, kind, memory, clock, events, round === 0);
+				const take = (window: OpenWindow) => (page: Page) => {
+					pagesRead += 1;
+					for (const record of page.records) {
+						events.push(...memory.accept({ kind, record } as PolledRecord, window, window.readAt));
+					}
+				};
+				const done = await readKind(client, kind, memory, clock, take, round === 0);
 				memory.clockOffset = clock.offset;
 				if (!done) notDone.push(kind);
 			} catch (error) {
@@ -155,7 +169,7 @@ async function readChanges(
 		}
 		unread = notDone;
 	}
-	return { memories, events, failure };
+	return { memories, events, failure, pagesRead };
 }
 
 /** A kind's first poll: it starts now, by the service's clock (one one-record request). */
@@ -172,117 +186,118 @@ export async function startKind(
 }
 
 /**
- * Reads one kind's windows while its share of the poll lasts. Returns whether the kind is done
- * for this poll (read up to the service's time, or waiting for time to pass).
+ * Reads one kind while its share of the poll lasts, in steps: each step reads a round of the
+ * follow window (new changes at the cursor) and a step of the settle window, so that neither
+ * waits for the other. One follow window is read to its end per poll; settle windows are read
+ * while one is due. Returns whether the kind is done for this poll.
  */
 async function readKind(
 	client: ServiceClient,
 	kind: RecordKind,
 	memory: KindMemory,
 	clock: PollClock,
-	events: PolledEvent[],
+	take: (window: OpenWindow) => (page: Page) => void,
 	firstRound: boolean,
 ): Promise<boolean> {
 	let followed = false;
-	for (let windows = 0; windows < MAX_WINDOWS_PER_POLL; windows++) {
-		// A kind's first window of a poll is read even without time left, so every poll moves on.
-		if ((windows > 0 || !firstRound) && clock.roundsLeft() < 1) return false;
-		// Memory full: the cursor waits, and a follow window read in part gives way to a settle window.
-		if (memory.window?.purpose === 'follow' && memory.countSeen() >= MAX_SEEN_STATES) {
-			if (settleDue(memory, clock)) memory.window = undefined;
+	for (let step = 0; ; step++) {
+		// A kind's first step of a poll is read even without time left, so that every poll moves
+		// both windows on.
+		if ((step > 0 || !firstRound) && clock.roundsLeft() < 1) return false;
+		memory.settle ??= nextSettle(memory, clock);
+		const room = memory.countStates() + settleToCome(memory) + ROUND <= MAX_STATES;
+		const follow: OpenWindow | undefined =
+			followed || !room ? undefined : (memory.follow ??= nextFollow(memory, clock));
+		if (follow) {
+			// Its first page may show by the service's clock that a settle window is due over it.
+			const goOn = () =>
+				follow.purpose !== 'follow' ||
+				memory.settle !== undefined ||
+				settleEnd(memory, clock) <= follow.from;
+			const end = await readOn(client, kind, follow, clock, take(follow), goOn);
+			if (end) {
+				memory.follow = undefined;
+				memory.completed(follow, end === 'snapshot');
+				followed = follow.purpose === 'follow';
+			}
 		}
-		const window = memory.window ?? nextWindow(memory, clock, followed);
-		if (!window) return true;
-		memory.window = window;
-		const read = await readWindow(
-			client,
-			kind,
-			window,
-			clock,
-			(records, serviceTime) => {
-				for (const polled of records) events.push(...memory.accept(polled, window, serviceTime));
-			},
-			(open) => window.purpose !== 'follow' || keepFollowing(memory, open, clock),
-		);
-		if (!read.complete && memory.window === undefined) continue;
-		if (!read.complete) return false;
-		if (window.purpose !== 'issued-baseline') memory.uncounted = window.total === null;
-		memory.window = undefined;
-		memory.completed(window, read.snapshot);
-		memory.forgetExpired(window.openedAt);
-		if (window.purpose === 'follow') followed = true;
+		const settle = (memory.settle ??= nextSettle(memory, clock));
+		if (!follow && !settle) return true;
+		if (settle) {
+			// A settle window holds its states until it ends: narrowed until they fit the bound.
+			const fits = (total: number) =>
+				settle.purpose !== 'settle' ||
+				memory.countStates() + total - memory.countStates(settle.from, settle.to) <= MAX_STATES;
+			if (await readExactly(client, kind, settle, clock, take(settle), fits)) {
+				memory.settle = undefined;
+				memory.completed(settle);
+			}
+		}
 	}
-	return false;
+}
+
+/** Records of a round of pages. */
+const ROUND = PAGE_CONCURRENCY * MAX_PAGE_SIZE;
+
+/** The states the settle window being read may still add (its total less the states known in it). */
+function settleToCome(memory: KindMemory): number {
+	const { settle } = memory;
+	if (settle?.purpose !== 'settle' || settle.total === null) return 0;
+	return Math.max(0, settle.total - memory.countStates(settle.from, settle.to));
 }
 
 /**
- * The next window of a kind, or none when it is read up to the service's time:
- * 1. the baseline's reads: the states listed within the listing bound before the start, and the
- *    invoices issued within ISSUED_WITHIN_MS before it (never reported as issued);
- * 2. a settle window, from the settled position up to what can no longer be listed late, when
- *    that catches up with the cursor, spans the listing bound, or memory runs full;
- * 3. once a poll, a follow window from the cursor to whatever is listed now; from the settled
- *    position instead while the states between the two fill less than half a page, so that
- *    an idle poll is one request that moves both positions.
+ * The next follow window: the recent baseline first; then from the cursor, or from the end of
+ * the settle window being read (the two then split the list); or from the settled position while
+ * the states between it and the cursor fill less than half a page, so that an idle poll is one
+ * request that moves both positions.
  */
-function nextWindow(
-	memory: KindMemory,
-	clock: PollClock,
-	followed: boolean,
-): OpenWindow | undefined {
-	const { now, uncertainty } = clock.serviceNow();
-	const open = (purpose: WindowPurpose, from: number, to?: number): OpenWindow => ({
-		purpose,
-		from,
-		...(to === undefined ? {} : { to }),
-		openedAt: now,
-		readAt: now,
-		uncertainty,
-		nextPage: FIRST_PAGE,
-		total: null,
-	});
-	if (memory.baseline[0] === 'recent') return open('baseline', memory.settled, memory.start);
+function nextFollow(memory: KindMemory, clock: PollClock): OpenWindow | undefined {
+	if (memory.baseline[0] === 'recent')
+		return openWindow('recent', memory.settled, undefined, clock);
+	if (memory.baseline.length > 0) return undefined;
+	const fewBetween = memory.countStates(memory.settled, memory.cursor - 1) < MAX_PAGE_SIZE / 2;
+	const from = memory.settle
+		? Math.max(memory.cursor, memory.settle.to ?? memory.cursor)
+		: fewBetween
+			? memory.settled
+			: memory.cursor;
+	return openWindow('follow', from, undefined, clock);
+}
+
+/**
+ * The next exact window: the issued baseline (invoices issued within ISSUED_WITHIN_MS before the
+ * start), then a settle window from the settled position up to what can no longer be listed
+ * late, once that reaches the cursor (nothing else reads it), spans the listing bound, or the
+ * states kept fill the bound. A follow window that starts before its end gives way to it.
+ */
+function nextSettle(memory: KindMemory, clock: PollClock): OpenWindow | undefined {
 	if (memory.baseline[0] === 'issued') {
 		const issuedFrom = Math.floor((memory.start - ISSUED_WITHIN_MS) / DAY_MS - 1) * DAY_MS;
-		return open('issued-baseline', issuedFrom, memory.start);
+		return openWindow('issued', issuedFrom, memory.start, clock);
 	}
-	// Without totalItems a record that leaves a window while it is read cannot be noticed, one
-	// that moves within it can (it comes again): a settle window then reads on to the list's end.
-	if (settleDue(memory, clock)) {
-		return open('settle', memory.settled, memory.uncounted ? undefined : settleable(clock));
-	}
-	if (followed || memory.countSeen() >= MAX_SEEN_STATES) return undefined;
-	const fewBetween = memory.countSeen((stamp) => stamp < memory.cursor) < MAX_PAGE_SIZE / 2;
-	return open('follow', fewBetween ? memory.settled : memory.cursor);
+	const end = settleEnd(memory, clock);
+	if (memory.baseline.length > 0 || end === Number.NEGATIVE_INFINITY) return undefined;
+	if (memory.follow && memory.follow.from < end) memory.follow = undefined;
+	return openWindow('settle', memory.settled, end, clock);
 }
 
-/**
- * Whether a follow window reads on: not while memory is full, nor, when it starts at the settled
- * position and its first page showed it is no snapshot, when a settle window is due that reaches
- * the cursor and so reads that span once for both positions (an aged backlog, seen by the
- * service's clock only now). The window is then dropped for that settle window.
- */
-function keepFollowing(memory: KindMemory, window: OpenWindow, clock: PollClock): boolean {
-	if (memory.countSeen() >= MAX_SEEN_STATES) return false;
-	if (window.nextPage !== FIRST_PAGE + 1 || window.from > memory.settled) return true;
-	if (!settleDue(memory, clock) || settleable(clock) < memory.cursor) return true;
-	memory.window = undefined;
-	return false;
-}
-
-function settleable(clock: PollClock): number {
+/** The end of the settle window due now (-Infinity for none). */
+function settleEnd(memory: KindMemory, clock: PollClock): number {
 	const { now, uncertainty } = clock.serviceNow();
-	return floorSecond(now - LISTED_WITHIN_MS - uncertainty) - SECOND_MS;
+	const end = floorSecond(now - LISTED_WITHIN_MS - uncertainty) - SECOND_MS;
+	const due =
+		end >= memory.cursor ||
+		end - memory.settled >= LISTED_WITHIN_MS ||
+		memory.countStates() + ROUND > MAX_STATES;
+	return end > memory.settled && due ? end : Number.NEGATIVE_INFINITY;
 }
 
-function settleDue(memory: KindMemory, clock: PollClock): boolean {
-	const end = settleable(clock);
-	return (
-		end > memory.settled &&
-		(end >= memory.cursor ||
-			end - memory.settled >= LISTED_WITHIN_MS ||
-			memory.countSeen() >= MAX_SEEN_STATES / 2)
-	);
+/** A failure a later poll may not meet: a rate limit, the service unavailable, no answer. */
+function passes(failure: unknown): boolean {
+	if (!(failure instanceof NodeApiError)) return false;
+	const status = Number(failure.httpCode);
+	return !status || status === 429 || status >= 500;
 }
 
 function readWantedEvents(context: IPollFunctions): Set<string> {

@@ -8,18 +8,11 @@ import {
 	type Asset,
 	type Invoice,
 } from '../../transport/contract';
-import {
-	ListReadError,
-	PAGE_CONCURRENCY,
-	PagesDoNotAddUpError,
-	readPages,
-	type ListPage,
-} from '../../transport/pageReader';
-import type { PolledRecord, RecordKind } from './changes';
+import { PAGE_CONCURRENCY, readPages, type ListPage } from '../../transport/pageReader';
+import { floorSecond, SECOND_MS, type RecordKind } from './changes';
 import { LISTED_WITHIN_MS, timestampOf, type OpenWindow } from './memory';
 
-/** Times a window may start again within one poll because its pages moved, before the poll fails. */
-export const READ_ATTEMPTS = 3;
+export type Page = ListPage<Invoice | Asset>;
 
 /** The time a poll may still spend, and what it learnt of the service's clock and pace. */
 export class PollClock {
@@ -47,7 +40,7 @@ export class PollClock {
 		return Math.floor(left / Math.max(1, this.roundMs));
 	}
 
-	/** A round (or a first page) took `ms`; the service answered at `answeredAt`. */
+	/** A round took `ms`; the service answered at `answeredAt`. */
 	measured(ms: number, answeredAt: number | undefined) {
 		// The slower of the last round and the average: a poll plans for pages slower than the last.
 		this.roundMs = this.roundMs === undefined ? ms : Math.max(ms, (this.roundMs + ms) / 2);
@@ -55,111 +48,180 @@ export class PollClock {
 	}
 }
 
+/** Opens a window for reading: its times are those of the service, now. */
+export function openWindow(
+	purpose: OpenWindow['purpose'],
+	from: number,
+	to: number | undefined,
+	clock: PollClock,
+): OpenWindow {
+	const { now, uncertainty } = clock.serviceNow();
+	return {
+		purpose,
+		from,
+		...(to === undefined ? {} : { to }),
+		openedAt: now,
+		readAt: now,
+		uncertainty,
+		nextPage: FIRST_PAGE,
+		total: null,
+	};
+}
+
+/** How a read upwards ended: its first page held the whole window, or it was read to its end. */
+export type ReadEnd = 'snapshot' | 'end' | undefined;
+
 /**
- * Reads a window on, page by page, from the page it stopped at, while the poll's time lasts;
- * `accept` takes each page's records with the service's time of the page, and the read stops
- * between pages when `goOn` says so. Returns whether the window was read to its end, and whether
- * that was one first page alone (a snapshot).
- *
- * Paging relies on the contract's stable order for an unchanged query: a window keeps its query
- * until it ends, across polls. A settle window must be read exactly: when its total falls
- * (records changed again leave it) the read goes back as many pages as records left, since
- * those behind moved forward; any other change of a settle or baseline window's total starts it
- * again. A follow window tolerates a list that moves: what it misses, a settle window reads.
+ * One round of a read upwards (a follow window, the recent baseline): up to PAGE_CONCURRENCY
+ * pages from where the window stopped, each handed to `take` and stored in the window as it
+ * comes, while `goOn` allows. Returns how the window ended, or undefined when it goes on. Such a
+ * read tolerates a list that moves under it: a record it misses (records before it left the
+ * list between two pages), a settle window reads.
  */
-export async function readWindow(
+export async function readOn(
 	client: ServiceClient,
 	kind: RecordKind,
 	window: OpenWindow,
 	clock: PollClock,
-	accept: (records: PolledRecord[], serviceTime: number) => void,
-	goOn: (window: OpenWindow) => boolean,
-): Promise<{ complete: boolean; snapshot: boolean }> {
-	const exact = window.purpose === 'settle' || window.purpose === 'baseline';
-	const take = (page: ListPage<Invoice | Asset>) => {
-		window.readAt = page.answeredAt ?? clock.serviceNow().now;
-		accept(
-			page.records.map((record) => ({ kind, record }) as PolledRecord),
-			window.readAt,
-		);
-	};
-	const read = { path: listPathOf(kind), qs: queryOf(window), deadline: clock.deadline };
-	let restarts = 0;
-	if (window.nextPage === FIRST_PAGE) {
-		const started = Date.now();
-		const page = await firstPage(client, kind, read.qs, MAX_PAGE_SIZE, clock.deadline);
-		clock.measured(Date.now() - started, page?.answeredAt);
-		const { now, uncertainty } = clock.serviceNow();
-		window.openedAt = page?.answeredAt ?? now;
-		window.readAt = window.openedAt;
-		window.uncertainty = uncertainty;
-		if (page) take(page);
-		window.total = page?.totalItems ?? null;
-		if (!page || page.endOfList) return { complete: true, snapshot: true };
-		window.nextPage = FIRST_PAGE + 1;
-		if (!goOn(window)) return { complete: false, snapshot: false };
-	}
-	for (;;) {
-		const rounds = clock.roundsLeft();
-		if (rounds < 1 || !goOn(window)) return { complete: false, snapshot: false };
-		const started = Date.now();
-		let pagesRead = 0;
-		let answeredAt: number | undefined;
-		const readPageRounds = async (): Promise<'complete' | 'paused' | 'moved' | 'more'> => {
-			for await (const page of readPages<Invoice | Asset>(client, {
-				...read,
-				startPage: window.nextPage,
-				totalItems: window.total ?? undefined,
-				limit: rounds * PAGE_CONCURRENCY * MAX_PAGE_SIZE,
-			})) {
-				pagesRead += 1;
-				answeredAt = page.answeredAt ?? answeredAt;
-				take(page);
-				const total = page.totalItems ?? null;
-				// A record given again: it moved further down the list, and those after it moved up.
-				if (exact && page.repeated > 0) {
-					window.nextPage = FIRST_PAGE;
-					return 'moved';
-				}
-				if (exact && window.total !== null && total !== null && total !== window.total) {
-					const fewer = window.total - total;
-					window.nextPage =
-						fewer > 0 ? Math.max(FIRST_PAGE, page.page - Math.ceil(fewer / MAX_PAGE_SIZE)) : 1;
-					window.total = total;
-					return 'moved';
-				}
-				window.total = total;
-				window.nextPage = page.page + 1;
-				if (page.endOfList) return 'complete';
-				if (!goOn(window)) return 'paused';
-			}
-			return 'more';
-		};
-		const pagesMoved = await readPageRounds().catch(async (error: unknown) =>
-			error instanceof ListReadError && restarts < READ_ATTEMPTS
-				? error
-				: await Promise.reject(error),
-		);
-		if (pagesMoved === 'complete') return { complete: true, snapshot: false };
-		if (pagesMoved === 'paused') return { complete: false, snapshot: false };
-		// The list moved under the read: a short page before its total (records left it: the page
-		// before is read again), or a page of records given already (records came into it: a
-		// follow window reads on after that page, another starts again).
-		if (pagesMoved instanceof ListReadError) {
-			const back = pagesMoved instanceof PagesDoNotAddUpError;
-			window.nextPage =
-				back || exact ? Math.max(FIRST_PAGE, back ? window.nextPage - 1 : 1) : window.nextPage + 1;
-			restarts += 1;
+	take: (page: Page) => void,
+	goOn: () => boolean,
+): Promise<ReadEnd> {
+	const started = Date.now();
+	let answeredAt: number | undefined;
+	try {
+		for await (const page of readPages<Invoice | Asset>(client, {
+			path: listPathOf(kind),
+			qs: queryOf(window),
+			startPage: window.nextPage,
+			totalItems: window.total ?? undefined,
+			// A window's first page alone: it tells the service's time and the total.
+			limit: (window.nextPage === FIRST_PAGE ? 1 : PAGE_CONCURRENCY) * MAX_PAGE_SIZE,
+			deadline: clock.deadline,
+		})) {
+			answeredAt = page.answeredAt ?? answeredAt;
+			arrived(window, page, clock);
+			take(page);
+			window.total = page.totalItems ?? null;
+			window.nextPage = page.page + 1;
+			if (page.endOfList) return page.page === FIRST_PAGE ? 'snapshot' : 'end';
+			if (!goOn()) return undefined;
 		}
-		clock.measured(
-			(Date.now() - started) / Math.max(1, Math.ceil(pagesRead / PAGE_CONCURRENCY)),
-			answeredAt,
-		);
+		return undefined;
+	} finally {
+		clock.measured(Date.now() - started, answeredAt);
 	}
+}
+
+/**
+ * One step of an exact read (a settle window, the issued baseline), stored in the window as it
+ * goes, so that a poll that ends or fails after it loses nothing of it. Its first page tells the
+ * total (without one, pages are read upwards to the short one). Then the pages are read from the
+ * last down to the first: a record that leaves the window (changed again) moves only the records
+ * after it, up, and those are on pages still to read, so every record that stays is read however
+ * many leave, and however many polls the read takes. Several pages are asked for at once only
+ * while the total stays as it was (nothing moved between them); after a change, one at a time.
+ * The first page is read again at the end only when the total fell since it was read.
+ * `fits` may narrow the window when its first page shows too many records. Returns whether the
+ * window was read to its end.
+ */
+export async function readExactly(
+	client: ServiceClient,
+	kind: RecordKind,
+	window: OpenWindow,
+	clock: PollClock,
+	take: (page: Page) => void,
+	fits: (total: number) => boolean = () => true,
+): Promise<boolean> {
+	const started = Date.now();
+	// The first page comes last, alone: it need not be read again when nothing moved.
+	const count =
+		window.descending && window.steady
+			? Math.max(1, Math.min(PAGE_CONCURRENCY, window.nextPage - 1))
+			: 1;
+	const numbers = Array.from({ length: count }, (_, index) => window.nextPage - index);
+	const answers = await Promise.allSettled(
+		numbers.map(async (page) => await onePage(client, kind, queryOf(window), page, clock.deadline)),
+	);
+	const pages = answers.flatMap((answer) =>
+		answer.status === 'fulfilled' && answer.value ? [answer.value] : [],
+	);
+	clock.measured(Date.now() - started, pages.find((page) => page.answeredAt)?.answeredAt);
+	for (const page of pages) {
+		arrived(window, page, clock);
+		take(page);
+	}
+	const failed = answers.find((answer) => answer.status === 'rejected');
+	if (failed) {
+		window.steady = false;
+		throw failed.reason;
+	}
+	const [page] = pages;
+	if (!window.descending) {
+		if (!page || page.endOfList) {
+			if (window.nextPage === FIRST_PAGE) return true;
+			window.descending = true;
+			window.nextPage -= 1;
+			return window.nextPage < FIRST_PAGE;
+		}
+		window.total = page.totalItems ?? null;
+		if (window.total === null) {
+			window.nextPage += 1;
+		} else if (!fits(window.total) && (window.to ?? 0) - window.from >= 2 * SECOND_MS) {
+			window.to = floorSecond((window.from + (window.to ?? 0)) / 2);
+			window.nextPage = FIRST_PAGE;
+		} else {
+			window.descending = true;
+			window.steady = true;
+			window.probed = window.total;
+			window.nextPage = lastPageOf(window.total);
+		}
+		return false;
+	}
+	const totals = pages.map((answered) => answered.totalItems ?? null);
+	const unchanged = window.total !== null && totals.every((total) => total === window.total);
+	if (count === 1 || unchanged) window.nextPage -= count;
+	window.steady = unchanged;
+	const known = totals.filter((total): total is number => total !== null);
+	if (known.length > 0) {
+		window.total = Math.min(...known);
+		window.nextPage = Math.min(window.nextPage, lastPageOf(window.total));
+	}
+	// Nothing left the window since its first page was read: that page is still as it was read.
+	const firstPageHolds = window.total !== null && window.total === window.probed;
+	return window.nextPage < FIRST_PAGE || (window.nextPage === FIRST_PAGE && firstPageHolds);
+}
+
+/** The service's time of a window's page (the clock learns it): its first page opens the window. */
+function arrived(window: OpenWindow, page: Page, clock: PollClock) {
+	if (page.answeredAt !== undefined) clock.offset = page.answeredAt - Date.now();
+	const { now, uncertainty } = clock.serviceNow();
+	window.readAt = page.answeredAt ?? now;
+	if (window.nextPage === FIRST_PAGE && !window.descending) {
+		window.openedAt = window.readAt;
+		window.uncertainty = uncertainty;
+	}
+}
+
+function lastPageOf(total: number): number {
+	return Math.max(FIRST_PAGE, FIRST_PAGE - 1 + Math.ceil(total / MAX_PAGE_SIZE));
 }
 
 export function listPathOf(kind: RecordKind): string {
 	return kind === 'invoice' ? paths.invoices : paths.assets;
+}
+
+/** One page of a list query, alone (`limit` records at most); undefined for no page. */
+async function onePage(
+	client: ServiceClient,
+	kind: RecordKind,
+	qs: IDataObject,
+	page: number,
+	deadline?: number,
+	limit = MAX_PAGE_SIZE,
+): Promise<Page | undefined> {
+	const read = { path: listPathOf(kind), qs, limit, startPage: page, pagesInFlight: 1, deadline };
+	const first = await readPages<Invoice | Asset>(client, read).next();
+	return first.done ? undefined : first.value;
 }
 
 /** The first page of a list query, alone (`limit` records at most); undefined for no page. */
@@ -169,19 +231,12 @@ export async function firstPage(
 	qs: IDataObject,
 	limit: number,
 	deadline?: number,
-): Promise<ListPage<Invoice | Asset> | undefined> {
-	const first = await readPages<Invoice | Asset>(client, {
-		path: listPathOf(kind),
-		qs,
-		limit,
-		pagesInFlight: 1,
-		deadline,
-	}).next();
-	return first.done ? undefined : first.value;
+): Promise<Page | undefined> {
+	return await onePage(client, kind, qs, FIRST_PAGE, deadline, limit);
 }
 
 function queryOf(window: OpenWindow): IDataObject {
-	if (window.purpose === 'issued-baseline') {
+	if (window.purpose === 'issued') {
 		return { issuedFrom: timestampOf(window.from), issuedTo: timestampOf(window.to ?? 0) };
 	}
 	const to = window.to === undefined ? {} : { updatedTo: timestampOf(window.to) };

@@ -1,0 +1,241 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals */
+/**
+ * The Polling Trigger's four invariants (docs/choosing-a-trigger.md), each under the condition
+ * of issue 35 that broke it: a poll always makes progress, a settle never blocks a follow, a
+ * change is its state and not its stamp, every bound is one. Each test asserts every change once:
+ * none lost, none twice, none for no change made.
+ */
+import type { Testbed } from '../../harness/testbed';
+import {
+	expectEachOnce,
+	HOUR,
+	issueMany,
+	itemsOf,
+	LISTED_WITHIN,
+	MINUTE,
+	pollingWorkflow,
+	pollUntilQuiet,
+	storedStates,
+	withTestbed,
+} from './polling-helpers';
+
+jest.setTimeout(4 * 60_000);
+
+const STATE_BOUND = 20_000;
+
+/**
+ * 800 invoices issued in one second and reported by the polls while young, then aged past the
+ * listing bound: the span a settle read must now read exactly, 8 pages at 150 ms each, more than
+ * a 1 s poll can read.
+ */
+async function youngBurstToSettle(bed: Testbed, events: string[]) {
+	const polling = pollingWorkflow(bed, events, 1000);
+	await polling.activate();
+	bed.sim.clock.advance(MINUTE);
+	const numbers = issueMany(bed, 800).map((id) => id.replace('invoice.issued:', ''));
+	await pollUntilQuiet(polling, bed, 10_000, 20);
+	bed.sim.clock.advance(LISTED_WITHIN);
+	return { polling, numbers };
+}
+
+/**
+ * Polls, issuing one invoice before each poll; `before` changes the service before each poll and
+ * `during` every 40 ms while it runs. Returns how many polls after its own each new invoice came.
+ */
+async function pollWhile(
+	bed: Testbed,
+	polling: ReturnType<typeof pollingWorkflow>,
+	polls: number,
+	{ before = () => {}, during = () => {} }: { before?: () => void; during?: () => void },
+) {
+	const lateness: number[] = [];
+	const waiting = new Map<string, number>();
+	for (let poll = 0; poll < polls; poll++) {
+		before();
+		waiting.set(bed.sim.issueInvoice().invoice.invoiceNumber, poll);
+		const churn = setInterval(during, 40);
+		const outcome = await polling.poll().finally(() => clearInterval(churn));
+		for (const item of 'items' in outcome ? (outcome.items ?? []) : []) {
+			const at = waiting.get(String((item.json.data as { invoiceNumber: string }).invoiceNumber));
+			if (item.json.eventType === 'invoice.issued' && at !== undefined) lateness.push(poll - at);
+		}
+		bed.sim.clock.advance(20_000);
+	}
+	return { lateness, newInvoices: [...waiting.keys()] };
+}
+
+/** An asset.updated eventId without its digest: the asset and its updatedAt name the change. */
+const withoutDigest = (eventId: string) =>
+	eventId.replace(/^(asset\.updated:.+):[0-9a-f]{8}$/, '$1');
+
+function openAssetId(bed: Testbed): string {
+	return bed.sim.data.assets().find((asset) => asset.status !== 'retired')?.assetId ?? '';
+}
+
+function stampOf(ms: number): string {
+	return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+describe('Polling Trigger invariants', () => {
+	test('churn while a span settles: the settle finishes, new invoices come within 3 polls, each change once', async () => {
+		await withTestbed({}, async (bed) => {
+			const events = ['invoice.issued', 'invoice.paid'];
+			const { polling, numbers } = await youngBurstToSettle(bed, events);
+			bed.sim.faults.add({ route: 'invoices.list', latencyMs: 150 });
+			const paid: string[] = [];
+			// While every poll runs, invoices of the settling span are paid one after the other: they
+			// leave it between any two of its pages.
+			const { lateness, newInvoices } = await pollWhile(bed, polling, 12, {
+				during: () => {
+					const number = numbers[paid.length];
+					if (number === undefined) return;
+					bed.sim.payInvoice(number);
+					paid.push(number);
+				},
+			});
+			expect(lateness).toHaveLength(newInvoices.length);
+			expect(Math.max(...lateness)).toBeLessThan(3);
+			bed.sim.faults.clear();
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, [
+				...[...numbers, ...newInvoices].map((number) => `invoice.issued:${number}`),
+				...paid.map((number) => `invoice.paid:${number}`),
+			]);
+		});
+	});
+
+	test('a rate limit during a settle: every poll goes on after the last page read, new invoices come within 3 polls, each change once', async () => {
+		await withTestbed({}, async (bed) => {
+			const { polling, numbers } = await youngBurstToSettle(bed, ['invoice.issued']);
+			// The third list request of every poll is refused for longer than the poll may wait.
+			const { lateness, newInvoices } = await pollWhile(bed, polling, 12, {
+				before: () => {
+					bed.sim.faults.clear();
+					bed.sim.faults.add({
+						route: 'invoices.list',
+						status: 429,
+						retryAfter: 30,
+						skip: 2,
+						times: 1,
+					});
+					bed.sim.faults.add({ route: 'invoices.list', latencyMs: 150 });
+				},
+			});
+			expect(lateness).toHaveLength(newInvoices.length);
+			expect(Math.max(...lateness)).toBeLessThan(3);
+			bed.sim.faults.clear();
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(
+				polling,
+				[...numbers, ...newInvoices].map((number) => `invoice.issued:${number}`),
+			);
+		});
+	});
+
+	test('the sync lag while the baseline is read page by page: an invoice dated before the start that reaches the list then is issued once', async () => {
+		await withTestbed({}, async (bed) => {
+			const { sim } = bed;
+			const polling = pollingWorkflow(bed, ['invoice.issued', 'invoice.paid'], 1000);
+			const listedBefore = issueMany(bed, 1200).map((id) => id.replace('invoice.issued:', ''));
+			sim.clock.advance(LISTED_WITHIN + MINUTE);
+			sim.faults.add({ route: 'invoices.list', latencyMs: 150 });
+			await polling.activate();
+			// The activation poll could not read the invoices issued in the last 3 days in its budget.
+			expect(sim.log.count('invoices.list')).toBeLessThan(12);
+			const issueDate = stampOf(sim.clock.now().getTime() - HOUR);
+			const late = sim.issueInvoice({ issueDate }).invoice.invoiceNumber;
+			await pollUntilQuiet(polling, bed);
+			sim.payInvoice(listedBefore[7]);
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, [`invoice.issued:${late}`, `invoice.paid:${listedBefore[7]}`]);
+		});
+	});
+
+	test('a writer’s clock ahead: a state stamped beyond the listing bound is reported once, also once the service’s time passes its stamp', async () => {
+		await withTestbed({ assets: 20 }, async (bed) => {
+			const { sim } = bed;
+			const polling = pollingWorkflow(bed, ['asset.updated']);
+			await polling.activate();
+			sim.clock.advance(MINUTE);
+			const assetId = openAssetId(bed);
+			sim.updateAsset(assetId, { site: 'Austin Campus' });
+			const ahead = stampOf(sim.clock.now().getTime() + 20 * MINUTE);
+			sim.restamp('asset', assetId, ahead);
+			for (let poll = 0; poll < 40; poll++) {
+				itemsOf(await polling.poll());
+				sim.clock.advance(MINUTE);
+			}
+			const later = sim.updateAsset(assetId, { site: 'Berlin HQ' }).asset;
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(
+				polling,
+				[ahead, later.updatedAt].map((updatedAt) => `asset.updated:${assetId}:${updatedAt}`),
+				withoutDigest,
+			);
+		});
+	});
+
+	test('a writer’s clock behind: a payment stamped before the invoice’s previous state is reported; an older state listed again (a stale read) is not', async () => {
+		await withTestbed({ assets: 20 }, async (bed) => {
+			const { sim } = bed;
+			const polling = pollingWorkflow(bed, ['invoice.issued', 'invoice.paid', 'asset.updated']);
+			await polling.activate();
+			sim.clock.advance(MINUTE);
+			const issued = sim.issueInvoice().invoice;
+			const assetId = openAssetId(bed);
+			const first = sim.updateAsset(assetId, { site: 'Austin Campus' }).asset;
+			itemsOf(await polling.poll());
+			sim.clock.advance(MINUTE);
+			sim.payInvoice(issued.invoiceNumber);
+			sim.restamp('invoice', issued.invoiceNumber, stampOf(Date.parse(issued.updatedAt) - 30_000));
+			const second = sim.updateAsset(assetId, { site: 'Berlin HQ' }).asset;
+			itemsOf(await polling.poll());
+			sim.clock.advance(MINUTE);
+			// A replica behind lists the asset's first state again, exactly as it was.
+			sim.updateAsset(assetId, { site: 'Austin Campus' });
+			sim.restamp('asset', assetId, first.updatedAt);
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(
+				polling,
+				[
+					`invoice.issued:${issued.invoiceNumber}`,
+					`invoice.paid:${issued.invoiceNumber}`,
+					...[first, second].map((asset) => `asset.updated:${assetId}:${asset.updatedAt}`),
+				],
+				withoutDigest,
+			);
+		});
+	});
+
+	test(`the state bound holds for every read: 25,000 aged changes drain with at most ${STATE_BOUND.toLocaleString('en')} states stored, in windows wider than a second`, async () => {
+		await withTestbed({}, async (bed) => {
+			const { sim } = bed;
+			const polling = pollingWorkflow(bed, ['invoice.issued'], 2000);
+			await polling.activate();
+			const expected: string[] = [];
+			for (let minute = 0; minute < 25; minute++) {
+				sim.clock.advance(MINUTE);
+				expected.push(...issueMany(bed, 1000));
+			}
+			sim.clock.advance(2 * LISTED_WITHIN);
+			const most: number[] = [];
+			for (let poll = 0; poll < 200 && polling.executions.flat().length < expected.length; poll++) {
+				itemsOf(await polling.poll());
+				most.push(Math.max(...storedStates(polling)));
+			}
+			expect(Math.max(...most)).toBeLessThanOrEqual(STATE_BOUND);
+			const narrow = sim.log
+				.entries({ route: 'invoices.list' })
+				.filter((entry) => typeof entry.query.updatedTo === 'string')
+				.filter(
+					(entry) =>
+						Date.parse(String(entry.query.updatedTo)) -
+							Date.parse(String(entry.query.updatedFrom)) <
+						1000,
+				);
+			expect(narrow).toHaveLength(0);
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, expected);
+		});
+	});
+});
