@@ -12,6 +12,8 @@
  * - lists without totalItems, in updatedAt order (a changed record moves to the end), with bursts
  *   of 250 invoices issued in one second (the page loop that stopped after page 1 lost 150);
  * - stamps the trigger cannot trust (years ahead; no time at all);
+ * - writers whose clocks differ: asset updates stamped 20 minutes ahead (beyond the listing
+ *   bound), payments stamped 30 s before the invoice's issue (its state before);
  * - backlogs larger than one poll's budget: bursts of invoices (10 a second by the service's
  *   clock) read by an n8n on its durable scheduler with durable cursors and a 10 s poll timeout (a
  *   budget of 5 s); at full size 2,000 at 1,000 ms per list request, more than a poll can read in
@@ -19,7 +21,9 @@
  *   at 500 ms (test/e2e/polling-backlog.test.ts drains a burst beyond the budget in CI).
  *
  * Every workflow must report every change made after its baseline once: lost, twice and
- * unexpected are counted per condition, all 0. The workflows poll every 10 s (15 s at full size,
+ * unexpected are counted per condition, all 0. After the last change every service's clock
+ * (but the backlog's) moves 25 minutes on, so that every change is settled (read again once it
+ * can no longer be listed late) and every stamp ahead is reached before the count. The workflows poll every 10 s (15 s at full size,
  * where a poll reads more pages, and always on the durable scheduler, where a poll may take its
  * budget; test/n8n/polling.ts), above the slowest poll, which the soak measures; at full size one
  * more workflow per condition polls Every Minute, as users set it. Each workflow has its own API
@@ -111,6 +115,8 @@ const ABANDONED = 'Poll exceeded its timeout and was abandoned';
 const DURABLE_POLL_GAP_MS = 4000;
 /** A burst at the service without totals: more than two pages in one second. */
 const NO_TOTAL_BURST = 250;
+/** After the changes: every change settled, every stamp ahead (20 minutes) reached. */
+const SETTLE_ALL_MS = 25 * MINUTE;
 /** A retired asset is edited once every workflow has begun this many polls since: one succeeded. */
 const POLLS_BEFORE_AN_EDIT = 5;
 
@@ -160,6 +166,7 @@ const CONDITIONS: Condition[] = [
 		change: noTotalChange,
 	},
 	{ name: 'stamps it cannot trust', change: untrustedStampChange },
+	{ name: 'writers’ clocks ahead and behind', change: writerClockChange },
 	{
 		name: 'backlog bursts (durable scheduler and cursors)',
 		durable: true,
@@ -294,6 +301,8 @@ export async function pollingSoakCheck(ctx: RunContext) {
 			service.sim.faults.clear();
 			if (service === backlog) {
 				service.sim.faults.add({ route: 'invoices.list', latencyMs: sizes.backlogLatencyMs });
+			} else {
+				service.sim.clock.advance(SETTLE_ALL_MS);
 			}
 		}
 
@@ -619,6 +628,38 @@ function untrustedStampChange(service: Service, step: number) {
 			deviation: 'an updatedAt that is no timestamp (the polling soak)',
 		});
 	}
+}
+
+/**
+ * Writers whose clocks differ from the service's: every fourth change an asset update stamped 20
+ * minutes ahead, beyond the listing bound; every fourth a payment of an invoice issued some 20
+ * changes before (polled by then) stamped 30 s before that invoice's issue, so before its state
+ * the trigger read (listed well within the bound); else an invoice issued.
+ */
+function writerClockChange(service: Service, step: number) {
+	const { sim } = service;
+	const stampOf = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+	const assetId = step % 4 === 3 ? service.untouchedAssets.shift() : undefined;
+	if (assetId) {
+		sim.updateAsset(assetId);
+		const ahead = stampOf(sim.clock.now().getTime() + 20 * MINUTE);
+		sim.restamp('asset', assetId, ahead);
+		service.expected.add(`asset.updated:${assetId}:${ahead}`);
+		service.changes += 1;
+		return;
+	}
+	const [number] = step % 4 === 1 ? service.open.splice(-20, 1) : [];
+	if (number === undefined) {
+		issue(service);
+		return;
+	}
+	const issuedAt = sim.data
+		.invoices()
+		.find((invoice) => invoice.invoiceNumber === number)?.updatedAt;
+	sim.payInvoice(number);
+	sim.restamp('invoice', number, stampOf(Date.parse(String(issuedAt)) - 30_000));
+	service.expected.add(`invoice.paid:${number}`);
+	service.changes += 1;
 }
 
 /**
