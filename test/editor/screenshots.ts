@@ -588,10 +588,12 @@ async function driveEditor(
 			await parameters.waitFor();
 			const text = await parameters.innerText();
 			const notice = polling.properties.find((property) => property.type === 'notice');
-			for (const needle of ['Poll Times', String(notice?.displayName).slice(0, 80)]) {
+			const noticeStart = String(notice?.displayName).slice(0, 80);
+			for (const needle of ['Poll Times', noticeStart, 'what polling can see']) {
 				if (!text.includes(needle))
 					throw new Error(`the polling trigger's panel does not show "${needle}"`);
 			}
+			await checks.shoot('polling-trigger-parameters.png');
 			const shown = await openDropdown(page, 'events');
 			expectEqual('Polling Trigger Events', shown, expectedEvents);
 			await closeDropdown(page);
