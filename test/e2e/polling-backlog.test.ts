@@ -8,19 +8,13 @@
  */
 import { getExecution, listExecutions, nodeOutput, waitFor } from '../n8n/executions';
 import { N8nInstance } from '../n8n/instance';
-import { afterOneMorePoll, pollEvery } from '../n8n/polling';
+import { afterOneMorePoll, DURABLE_SCHEDULER, pollEvery } from '../n8n/polling';
 import { disposePackedPackage } from '../n8n/package';
 import { startSimulator, type Simulator } from '../simulator';
 import { CREDENTIAL_TYPE, POLLING_NODE_NAME, pollingWorkflow } from './workflows';
 
 jest.setTimeout(15 * 60_000);
 
-const DURABLE_SCHEDULER = {
-	N8N_SCHEDULER_ENABLED: 'true',
-	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
-	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-	N8N_SCHEDULER_POLL_TIMEOUT: '10',
-};
 const ABANDONED = 'Poll exceeded its timeout and was abandoned';
 const DRAIN_WAIT_MS = 4 * 60_000;
 

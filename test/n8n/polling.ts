@@ -31,6 +31,14 @@ export type PollTimes = {
 /** What users choose most: n8n's "Every Minute" (at a second of the minute n8n draws). */
 export const EVERY_MINUTE: PollTimes = { item: [{ mode: 'everyMinute' }] };
 
+/** n8n 2.41's durable scheduler for poll triggers, with durable cursors and a 10 s poll timeout (a 5 s budget). */
+export const DURABLE_SCHEDULER = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TIMEOUT: '10',
+};
+
 /** A poll every `seconds` s, at the seconds of the minute that are multiples of it. */
 export function pollEvery(seconds: number): PollTimes {
 	if (!Number.isInteger(seconds) || seconds < 1 || seconds >= 60 || 60 % seconds !== 0) {

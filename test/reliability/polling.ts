@@ -45,6 +45,7 @@ import {
 } from '../n8n/executions';
 import { N8nInstance } from '../n8n/instance';
 import {
+	DURABLE_SCHEDULER,
 	EVERY_MINUTE,
 	groupPolls,
 	pollEvery,
@@ -103,12 +104,6 @@ export const CI_POLLING: PollingSizes = {
 	restarts: 1,
 };
 
-const DURABLE_SCHEDULER = {
-	N8N_SCHEDULER_ENABLED: 'true',
-	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
-	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-	N8N_SCHEDULER_POLL_TIMEOUT: '10',
-};
 /** On the durable scheduler a poll may take its whole budget (5 s): polls come 15 s apart there. */
 const DURABLE_POLL_SECONDS = 15;
 const ABANDONED = 'Poll exceeded its timeout and was abandoned';
