@@ -232,9 +232,13 @@ describe('request log', () => {
 		expect(sim.log.count()).toBe(0);
 		const startedAt = Date.now();
 		const fresh = await fetchToken(agent, sim);
-		await call(agent, `${sim.serviceUrl}${paths.invoices}?status=paid&pageSize=5`, {
-			token: fresh,
-		});
+		// Secrets in the query, as a careless client sends them, are logged redacted.
+		const key = 'a-delivery-key-in-the-query';
+		await call(
+			agent,
+			`${sim.serviceUrl}${paths.invoices}?status=paid&pageSize=5&apiKey=${key}&access_token=${fresh}`,
+			{ token: fresh },
+		);
 		await call(agent, `${sim.serviceUrl}${paths.invoices}?status=paid&pageSize=5`, {
 			token: fresh,
 		});
@@ -262,7 +266,13 @@ describe('request log', () => {
 		});
 		expect(sim.log.count('invoices.list', { status: 200 })).toBe(2);
 
-		const [list] = sim.log.entries({ route: 'invoices.list' });
+		const [withSecrets, list] = sim.log.entries({ route: 'invoices.list' });
+		expect(withSecrets.query).toEqual({
+			status: 'paid',
+			pageSize: '5',
+			apiKey: '__redacted__',
+			access_token: '__redacted__',
+		});
 		expect(list).toEqual({
 			seq: expect.any(Number),
 			at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
@@ -293,7 +303,11 @@ describe('request log', () => {
 			['GET', 404],
 			['PUT', 405],
 		]);
-		expectNoSecret(sim.log.entries(), [fresh, sim.defaultClient.clientSecret], 'the request log');
+		expectNoSecret(
+			sim.log.entries(),
+			[fresh, key, sim.defaultClient.clientSecret],
+			'the request log',
+		);
 
 		sim.log.reset();
 		expect(sim.log.count()).toBe(0);
