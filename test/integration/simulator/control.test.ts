@@ -182,13 +182,6 @@ describe('control API', () => {
 			eventId: issued.event.eventId,
 			data: { invoiceNumber: issued.invoice.invoiceNumber },
 		});
-		expect(
-			(
-				await call(agent, `${sim.serviceUrl}${paths.invoice(issued.invoice.invoiceNumber)}`, {
-					token,
-				})
-			).json,
-		).toEqual(issued.invoice);
 
 		await control.setDeliveryOptions({ duplicate: true });
 		const event = await control.emitEvent('asset.created', { assetId: 'AST-000001' });
@@ -230,7 +223,9 @@ describe('control API', () => {
 		expect([paid.invoice.status, paid.event.eventType]).toEqual(['paid', 'invoice.paid']);
 		expect((await control.changeInvoice(second, 'cancel')).invoice.status).toBe('cancelled');
 		await expect(control.changeInvoice(second, 'pay')).rejects.toBeInstanceOf(ControlApiError);
-		expect((await control.editInvoice(second, { totalAmount: 12.5 })).invoice.totalAmount).toBe(12.5);
+		expect((await control.editInvoice(second, { totalAmount: 12.5 })).invoice.totalAmount).toBe(
+			12.5,
+		);
 		const asset = sim.data.assets().find((candidate) => candidate.status !== 'retired')?.assetId;
 		const changes = { changes: { site: 'Zurich Lab' } };
 		expect((await control.changeAsset(String(asset), 'update', changes)).asset.site).toBe(
