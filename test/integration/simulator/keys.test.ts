@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 /**
  * A subscription belongs to the API key that created it and lives as long as that key: what the
  * spec implies (a key stops working on its expiry date, a deleted key is gone) and the contract
@@ -93,21 +92,6 @@ test('a deleted key: its tokens are refused, the token endpoint no longer knows 
 	]);
 	expect(receivedBy('old')).toHaveLength(0);
 	expect(() => sim.deleteClient(old.clientId)).toThrow(/not registered/);
-});
-
-test('a delivery still being retried when its key is deleted is not tried again', async () => {
-	const key = sim.registerClient({ environment: 'production' });
-	const subscription = await subscribe(key, 'retried');
-	receiver.respondWith(500);
-	const { event } = sim.issueInvoice();
-	while (sim.deliveries.entries({ eventId: event.eventId }).length === 0) {
-		await new Promise((resolve) => setTimeout(resolve, 10));
-	}
-	sim.deleteClient(key.clientId);
-
-	const [outcome] = await event.done;
-	expect(outcome).toMatchObject({ subscriptionId: subscription, result: 'cancelled', attempts: 1 });
-	expect(receivedBy('retried')).toHaveLength(1);
 });
 
 test('an expired key’s subscriptions stay but receive nothing', async () => {
