@@ -31,7 +31,7 @@ const listInvoices = (token: string) =>
 	call(agent, `${sim.serviceUrl}${paths.invoices}?pageSize=1`, { token });
 
 describe('control API', () => {
-	test('state describes the running simulator', async () => {
+	test('state describes the running simulator, on a plain HTTP port apart from the service API', async () => {
 		const state = await control.state();
 		expect(state).toMatchObject({
 			identityUrl: sim.identityUrl,
@@ -49,11 +49,8 @@ describe('control API', () => {
 			},
 			deliveryOptions: { retrySchedule: [20], duplicate: false },
 		});
+		// Plain HTTP on a port of its own, apart from the service API.
 		expect(sim.controlUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-	});
-
-	test('the control API is plain HTTP on its own port, apart from the service API', async () => {
-		expect(new URL(sim.controlUrl).port).not.toBe(new URL(sim.serviceUrl).port);
 		const onService = await call(agent, `${sim.serviceUrl}/control/state`);
 		expect(onService.status).toBe(404);
 		const plain = await request(`${sim.controlUrl}${paths.invoices}`);
@@ -78,6 +75,10 @@ describe('control API', () => {
 			control.registerClient({ environment: 'sandbox', keyExpiresAt: tooLate.toISOString() }),
 		).rejects.toMatchObject({ status: 400, message: expect.stringContaining('12 months') });
 		await expect(control.updateClientSecret('nobody')).rejects.toBeInstanceOf(ControlApiError);
+
+		await control.deleteClient(client.clientId);
+		expect((await listInvoices(token)).json.details).toEqual({ reason: 'key_deleted' });
+		await expect(control.deleteClient(client.clientId)).rejects.toThrow(/not registered/);
 	});
 
 	test('clock: advance ends tokens', async () => {
@@ -178,13 +179,6 @@ describe('control API', () => {
 			eventId: issued.event.eventId,
 			data: { invoiceNumber: issued.invoice.invoiceNumber },
 		});
-		expect(
-			(
-				await call(agent, `${sim.serviceUrl}${paths.invoice(issued.invoice.invoiceNumber)}`, {
-					token,
-				})
-			).json,
-		).toEqual(issued.invoice);
 
 		await control.setDeliveryOptions({ duplicate: true });
 		const event = await control.emitEvent('asset.created', { assetId: 'AST-000001' });
@@ -215,6 +209,45 @@ describe('control API', () => {
 		const token = await fetchToken(agent, sim);
 		expect((await listInvoices(token)).json.totalItems).toBe(7);
 		await expect(control.seed({ invoices: -1 })).rejects.toMatchObject({ status: 400 });
+	});
+
+	test('records change as the service changes them; the lists answer in updatedAt order or uncounted when asked', async () => {
+		await control.advanceClock(60);
+		const token = await fetchToken(agent, sim);
+		const first = (await control.issueInvoice()).invoice;
+		const second = (await control.issueInvoice()).invoice.invoiceNumber;
+		const paid = await control.changeInvoice(first.invoiceNumber, 'pay');
+		expect([paid.invoice.status, paid.event.eventType]).toEqual(['paid', 'invoice.paid']);
+		expect((await control.changeInvoice(second, 'cancel')).invoice.status).toBe('cancelled');
+		await expect(control.changeInvoice(second, 'pay')).rejects.toBeInstanceOf(ControlApiError);
+		expect((await control.editInvoice(second, { totalAmount: 12.5 })).invoice.totalAmount).toBe(
+			12.5,
+		);
+		const asset = sim.data.assets().find((candidate) => candidate.status !== 'retired')?.assetId;
+		const changes = { changes: { site: 'Zurich Lab' } };
+		expect((await control.changeAsset(String(asset), 'update', changes)).asset.site).toBe(
+			'Zurich Lab',
+		);
+		expect((await control.changeAsset(String(asset), 'retire')).event.eventType).toBe(
+			'asset.retired',
+		);
+		const stamp = '2099-01-01T00:00:00Z';
+		expect((await control.restamp('invoice', first.invoiceNumber, stamp)).invoice?.updatedAt).toBe(
+			stamp,
+		);
+
+		const listed = async () => {
+			const url = `${sim.serviceUrl}${paths.invoices}?updatedFrom=${first.updatedAt}`;
+			const { items, totalItems } = (await call(agent, url, { token })).json;
+			return [items.map((invoice: { invoiceNumber: string }) => invoice.invoiceNumber), totalItems];
+		};
+		expect(await listed()).toEqual([[first.invoiceNumber, second], 2]);
+		await control.setListShape({ order: 'updatedAt' });
+		expect(await listed()).toEqual([[second, first.invoiceNumber], 2]);
+		await control.setListShape({ order: 'updatedAt-desc', totalItems: 'null' });
+		expect(await listed()).toEqual([[first.invoiceNumber, second], null]);
+		await control.setListShape({});
+		expect(await listed()).toEqual([[first.invoiceNumber, second], 2]);
 	});
 
 	test('deviations: lists that page differently (marked in the log), a create committed late; null restores the contract', async () => {

@@ -55,7 +55,7 @@ describe('faults', () => {
 		expect(response.json.code).toBe('internal_error');
 	});
 
-	test('429 carries Retry-After in seconds or as an HTTP date', async () => {
+	test('429 and 503 carry Retry-After in seconds or as an HTTP date, or none without retryAfter', async () => {
 		sim.faults.add({ route: 'invoices.list', status: 429, retryAfter: 7, times: 1 });
 		const seconds = await listInvoices();
 		expect(seconds.status).toBe(429);
@@ -69,12 +69,9 @@ describe('faults', () => {
 		expect(dated.status).toBe(503);
 		expect(dated.headers['retry-after']).toBe(date);
 		expect(readRetryAfterMs(dated.headers['retry-after'])).toBeGreaterThan(20_000);
-	});
 
-	test('without retryAfter there is no Retry-After header', async () => {
 		sim.faults.add({ route: 'invoices.list', status: 503, times: 1 });
-		const response = await listInvoices();
-		expect(response.headers['retry-after']).toBeUndefined();
+		expect((await listInvoices()).headers['retry-after']).toBeUndefined();
 	});
 
 	test('the token route answers faults in the OAuth shape', async () => {
@@ -136,10 +133,6 @@ describe('faults', () => {
 			[null, 'drop'],
 			[502, 'status'],
 		]);
-		for (const subscription of sim.subscriptions.list()) {
-			if (subscription.notificationUrl === 'https://example.com/late')
-				sim.subscriptions.delete(subscription.id);
-		}
 		expect(() => sim.faults.add({ route: 'invoices.get', afterHandling: true })).toThrow(
 			/afterHandling needs drop, status or latencyMs/,
 		);
@@ -152,18 +145,11 @@ describe('faults', () => {
 			times: 1,
 		});
 		const slow = create();
-		while (
-			sim.subscriptions.list().every((item) => item.notificationUrl !== 'https://example.com/late')
-		) {
+		while (sim.subscriptions.size < before + 3)
 			await new Promise((resolve) => setTimeout(resolve, 5));
-		}
 		expect(sim.log.count('subscriptions.create', { status: 201 })).toBe(0);
 		expect((await slow).status).toBe(201);
 		expect(sim.log.entries({ route: 'subscriptions.create' }).at(-1)?.fault).toBe('latency');
-		for (const subscription of sim.subscriptions.list()) {
-			if (subscription.notificationUrl === 'https://example.com/late')
-				sim.subscriptions.delete(subscription.id);
-		}
 	});
 
 	test('method limits a fault, and custom bodies and headers are sent as given', async () => {
@@ -216,14 +202,6 @@ describe('faults', () => {
 		);
 		expect(() => sim.faults.add({ route: 'invoices.get', status: 500, times: 0 })).toThrow(/times/);
 	});
-
-	test('remove takes one fault away', async () => {
-		const fault = sim.faults.add({ route: 'invoices.list', status: 500 });
-		expect((await listInvoices()).status).toBe(500);
-		expect(sim.faults.remove(fault.id)).toBe(true);
-		expect((await listInvoices()).status).toBe(200);
-		expect(sim.faults.remove(fault.id)).toBe(false);
-	});
 });
 
 describe('request log', () => {
@@ -232,9 +210,13 @@ describe('request log', () => {
 		expect(sim.log.count()).toBe(0);
 		const startedAt = Date.now();
 		const fresh = await fetchToken(agent, sim);
-		await call(agent, `${sim.serviceUrl}${paths.invoices}?status=paid&pageSize=5`, {
-			token: fresh,
-		});
+		// Secrets in the query, as a careless client sends them, are logged redacted.
+		const key = 'a-delivery-key-in-the-query';
+		await call(
+			agent,
+			`${sim.serviceUrl}${paths.invoices}?status=paid&pageSize=5&apiKey=${key}&access_token=${fresh}`,
+			{ token: fresh },
+		);
 		await call(agent, `${sim.serviceUrl}${paths.invoices}?status=paid&pageSize=5`, {
 			token: fresh,
 		});
@@ -262,7 +244,13 @@ describe('request log', () => {
 		});
 		expect(sim.log.count('invoices.list', { status: 200 })).toBe(2);
 
-		const [list] = sim.log.entries({ route: 'invoices.list' });
+		const [withSecrets, list] = sim.log.entries({ route: 'invoices.list' });
+		expect(withSecrets.query).toEqual({
+			status: 'paid',
+			pageSize: '5',
+			apiKey: '__redacted__',
+			access_token: '__redacted__',
+		});
 		expect(list).toEqual({
 			seq: expect.any(Number),
 			at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
@@ -293,7 +281,11 @@ describe('request log', () => {
 			['GET', 404],
 			['PUT', 405],
 		]);
-		expectNoSecret(sim.log.entries(), [fresh, sim.defaultClient.clientSecret], 'the request log');
+		expectNoSecret(
+			sim.log.entries(),
+			[fresh, key, sim.defaultClient.clientSecret],
+			'the request log',
+		);
 
 		sim.log.reset();
 		expect(sim.log.count()).toBe(0);

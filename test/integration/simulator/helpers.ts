@@ -204,5 +204,3 @@ function readText(path: string): string {
 		return '';
 	}
 }
-
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

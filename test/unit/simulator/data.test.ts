@@ -1,4 +1,8 @@
-import { MAX_PAGE_SIZE } from '../../../nodes/InvoicingAssets/transport/contract';
+import {
+	ASSET_STATUSES,
+	INVOICE_STATUSES,
+	MAX_PAGE_SIZE,
+} from '../../../nodes/InvoicingAssets/transport/contract';
 import { DataStore } from '../../simulator/data';
 
 describe('DataStore', () => {
@@ -11,7 +15,7 @@ describe('DataStore', () => {
 		expect(JSON.stringify(c.invoices)).not.toBe(JSON.stringify(a.invoices));
 	});
 
-	test('by default 1,050 invoices and 300 assets, sorted by number and ID', () => {
+	test('by default 1,050 invoices and 300 assets, sorted by number and ID, with every status and every empty field', () => {
 		const store = new DataStore({});
 		expect(store.invoices).toHaveLength(1050);
 		expect(store.assets).toHaveLength(300);
@@ -19,6 +23,25 @@ describe('DataStore', () => {
 		expect([...numbers].sort()).toEqual(numbers);
 		const ids = store.assets.map((asset) => asset.assetId);
 		expect([...ids].sort()).toEqual(ids);
+		// The tests of the nodes meet each status and each field left null (the contract's shapes
+		// are the run-time contract check's).
+		expect(new Set(store.invoices.map((invoice) => invoice.status))).toEqual(
+			new Set(INVOICE_STATUSES),
+		);
+		expect(new Set(store.assets.map((asset) => asset.status))).toEqual(new Set(ASSET_STATUSES));
+		const lines = store.invoices.flatMap((invoice) => invoice.lines);
+		const nullSomewhere = [
+			...(['dueDate', 'taxAmount'] as const).map((field) =>
+				store.invoices.some((invoice) => invoice[field] === null),
+			),
+			...(['description', 'assetId'] as const).map((field) =>
+				lines.some((line) => line[field] === null),
+			),
+			...(['serialNumber', 'model', 'site', 'contractEnd'] as const).map((field) =>
+				store.assets.some((asset) => asset[field] === null),
+			),
+		];
+		expect(nullSomewhere).toEqual(nullSomewhere.map(() => true));
 	});
 
 	test('every invoice has 1 to 4 lines billing assets of its own customer, or none', () => {

@@ -2,21 +2,6 @@ import { FaultInjector } from '../../simulator/faults';
 import { redactQuery, redactText, redactUrl, secretsOfUrl } from '../../simulator/redact';
 
 describe('FaultInjector', () => {
-	test('times counts down and removes the rule; method narrows it', () => {
-		const faults = new FaultInjector();
-		faults.add({ route: 'invoices.get', method: 'get', status: 500, times: 2 });
-		expect(faults.take('invoices.get', 'POST')).toBeUndefined();
-		expect(faults.take('invoices.list', 'GET')).toBeUndefined();
-		expect(faults.take('invoices.get', 'GET')).toMatchObject({
-			status: 500,
-			remaining: 1,
-			hits: 1,
-		});
-		expect(faults.take('invoices.get', 'GET')).toMatchObject({ remaining: 0, hits: 2 });
-		expect(faults.take('invoices.get', 'GET')).toBeUndefined();
-		expect(faults.list()).toEqual([]);
-	});
-
 	test('the first matching rule wins; rules without times stay', () => {
 		const faults = new FaultInjector();
 		faults.add({ route: 'token', status: 503, times: 1 });

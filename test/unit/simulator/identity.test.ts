@@ -1,14 +1,12 @@
 import { SimulatorClock } from '../../simulator/clock';
-import { ClientRegistry, formatExpiry, TokenStore } from '../../simulator/identity';
+import { ClientRegistry, formatExpiry } from '../../simulator/identity';
 import { expectNoSecret } from '../../harness/secrets';
 
 const MINUTE = 60 * 1000;
 
 function setup() {
 	const clock = new SimulatorClock();
-	const clients = new ClientRegistry(clock);
-	const tokens = new TokenStore(clock, clients);
-	return { clock, clients, tokens };
+	return { clock, clients: new ClientRegistry(clock) };
 }
 
 describe('ClientRegistry', () => {
@@ -66,64 +64,10 @@ describe('ClientRegistry', () => {
 			}),
 		).toThrow(/12 months/);
 	});
-
-	test('rotation replaces the secret', () => {
-		const { clients } = setup();
-		const record = clients.register({ environment: 'production' });
-		const rotated = clients.rotateSecret(record.clientId, 'replacement-secret');
-		expect(rotated.clientSecret === 'replacement-secret').toBe(true);
-		expect(clients.authenticate(record.clientId, record.clientSecret).ok).toBe(false);
-		expect(clients.authenticate(record.clientId, 'replacement-secret').ok).toBe(true);
-		expect(() => clients.rotateSecret('nobody')).toThrow(/not registered/);
-	});
 });
 
-describe('TokenStore', () => {
-	test('a token is valid for exactly 60 simulated minutes', () => {
-		const { clients, tokens, clock } = setup();
-		const client = clients.register({ environment: 'production' });
-		const { accessToken, expiresIn } = tokens.issue(client);
-		expect(expiresIn).toBe(3600);
-		clock.advance(60 * MINUTE - 1000);
-		expect(tokens.check(accessToken, 'production').ok).toBe(true);
-		clock.advance(1000);
-		expect(tokens.check(accessToken, 'production')).toMatchObject({
-			ok: false,
-			reason: 'expired_token',
-		});
-		expect(tokens.issued).toBe(1);
-	});
-
-	test('key expiry ends tokens early; the wrong environment is refused', () => {
-		const { clients, tokens, clock } = setup();
-		const client = clients.register({
-			environment: 'sandbox',
-			keyExpiresAt: new Date(clock.nowMs() + 10 * MINUTE),
-		});
-		const { accessToken } = tokens.issue(client);
-		expect(tokens.check(accessToken, 'production')).toMatchObject({
-			ok: false,
-			reason: 'wrong_environment',
-			clientId: client.clientId,
-		});
-		expect(tokens.check(accessToken, 'sandbox')).toEqual({
-			ok: true,
-			clientId: client.clientId,
-			environment: 'sandbox',
-		});
-		clock.advance(10 * MINUTE);
-		expect(tokens.check(accessToken, 'sandbox')).toMatchObject({
-			ok: false,
-			reason: 'key_expired',
-		});
-		expect(tokens.check('unknown', 'sandbox')).toMatchObject({
-			ok: false,
-			reason: 'unknown_token',
-			clientId: null,
-		});
-	});
-
-	test('formatExpiry shows a date for midnight, a timestamp otherwise', () => {
+describe('formatExpiry', () => {
+	test('a date for midnight, a timestamp otherwise', () => {
 		expect(formatExpiry(new Date(Date.UTC(2027, 0, 31)))).toBe('2027-01-31');
 		expect(formatExpiry(new Date(Date.UTC(2027, 0, 31, 8, 30)))).toBe('2027-01-31T08:30:00Z');
 	});
