@@ -89,37 +89,6 @@ describe('Get Many against a list that pages differently from the contract', () 
 		expect(requests).toBe(1);
 	});
 
-	test('pages smaller than asked without a total (the service pages by 50, counts nothing): a clear error, never the first 50 as the list', async () => {
-		bed.testbed.sim.setListShape({ totalItems: 'null' });
-		const { result, requests } = await returnAllUnder({ mode: 'max-page-size', maxPageSize: 50 });
-
-		expect(result.error?.message).toBe(
-			'The service’s pages do not add up, so the list would be incomplete',
-		);
-		expect(result.error?.description).toContain(
-			'Page 1 held 50 records where 100 were asked for, and the page after it',
-		);
-		expect(result.items).toEqual([]);
-		expect(requests).toBe(2);
-	});
-
-	test('a first page shorter than asked, without a total, is the whole list when nothing follows at the page size it reports: one request more, no error', async () => {
-		const { testbed } = bed;
-		const all = testbed.sim.data.invoices();
-		const updatedBefore = all.map((invoice) => invoice.updatedAt).sort()[29];
-		const within = all.filter((invoice) => invoice.updatedAt <= updatedBefore);
-		testbed.sim.setListShape({ totalItems: 'null' });
-		testbed.sim.setListPagingDeviation({ mode: 'max-page-size', maxPageSize: within.length });
-		const result = await run(testbed, getMany({ returnAll: true, filters: { updatedBefore } }));
-
-		expect(result.error).toBeUndefined();
-		expect(jsonOf(result)).toEqual(within);
-		expect(pageRequests(testbed)).toEqual([
-			{ page: 1, pageSize: 100 },
-			{ page: 2, pageSize: within.length },
-		]);
-	});
-
 	test('a page that is not a page of records: a clear error, never the pages before it as the list', async () => {
 		const { testbed } = bed;
 		testbed.sim.faults.add({
