@@ -22,7 +22,7 @@ const DOOMED_ITEMS = 3;
 
 /** Known, clear messages of a failed Invoice Get. */
 const CLEAR_FAILURE =
-	/^(The service failed to process the request \(HTTP \d+\)|The service is limiting the request rate|The service could not be reached|The service did not answer within \d+ s)$/;
+	/^(The service was not able to process your request|Service unavailable - .*|The service is limiting the request rate|The connection (to the server was closed unexpectedly.*|was aborted, perhaps the server is offline))$/;
 
 /**
  * Rules whose overall shares are the given ones: the injector applies the first rule whose roll

@@ -127,13 +127,7 @@ export class ServiceClient {
 		) {
 			return { body: undefined, headers: {}, statusCode: 204 };
 		}
-		throw this.toError(
-			outcome.failure,
-			request,
-			outcome.attempts,
-			outcome.elapsedMs,
-			options.timeout,
-		);
+		throw this.toError(outcome.failure, request, outcome.attempts, outcome.elapsedMs);
 	}
 
 	/**
@@ -175,7 +169,6 @@ export class ServiceClient {
 		request: ServiceRequest,
 		attempts: number,
 		elapsedMs: number,
-		timeoutMs = REQUEST_TIMEOUT_MS,
 	) {
 		return toNodeApiError(failure, {
 			node: this.context.getNode(),
@@ -184,7 +177,6 @@ export class ServiceClient {
 			method: request.method,
 			attempts,
 			elapsedMs,
-			timeoutMs,
 			maxRetryWaitMs: this.retryPolicy.maxTotalMs,
 		});
 	}

@@ -241,7 +241,7 @@ describe('500: the service fails', () => {
 			addFault({ status: 500, times: 5 });
 			const result = await runThree({ continueOnFail });
 
-			const message = 'The service failed to process the request (HTTP 500)';
+			const message = 'The service was not able to process your request';
 			if (continueOnFail) expectItemFailed(result, 0, message);
 			else expectNodeFailed(result, message);
 			const details = continueOnFail ? jsonOf(result)[0].details : result.error?.description;

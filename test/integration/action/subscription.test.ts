@@ -126,7 +126,7 @@ describe('Subscription → Create', () => {
 		const { testbed } = bed;
 		testbed.sim.faults.add({ route: 'subscriptions.create', status: 500, times: 1 });
 		const result = await run(testbed, create());
-		expect(result.error?.message).toBe('The service failed to process the request (HTTP 500)');
+		expect(result.error?.message).toBe('The service was not able to process your request');
 		expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
 	});
 
@@ -141,7 +141,9 @@ describe('Subscription → Create', () => {
 		});
 		const result = await run(testbed, create());
 
-		expect(result.error?.message).toBe('The service failed to process the request (HTTP 503)');
+		expect(result.error?.message).toBe(
+			'Service unavailable - try again later or consider setting this node to retry automatically (in the node settings)',
+		);
 		expect(result.error?.description).toContain(
 			'The service may have done what was asked before the failure: check (e.g. with Get Many) before running the node again.',
 		);
@@ -167,7 +169,7 @@ describe('Subscription → Create', () => {
 		});
 
 		expect(jsonOf(result)[0]).toEqual({
-			error: 'The service could not process the values given',
+			error: 'Your request is invalid or could not be processed by the service',
 			details: expect.stringContaining(
 				`The service said: https://n8n.example.com/webhook/invoices?apiKey=${REDACTED} did not answer a test call.`,
 			),
@@ -182,7 +184,9 @@ describe('Subscription → Create', () => {
 		testbed.sim.faults.add({ route: 'subscriptions.create', latencyMs: 2000, times: 1 });
 		const result = await run(testbed, create()).finally(() => timeouts.restore());
 
-		expect(result.error?.message).toBe('The service did not answer within 30 s');
+		// n8n's wording for the timeout's code (ECONNABORTED); the description says what happened.
+		expect(result.error?.message).toBe('The connection was aborted, perhaps the server is offline');
+		expect(result.error?.description).toContain('timeout of 1000ms exceeded.');
 		expect(result.error?.description).toContain('may have done what was asked');
 		expect(
 			timeouts.shortened.filter((call) => call.endsWith('/subscription/v1/subscription')),
