@@ -32,9 +32,6 @@ export interface Sizes {
 	returnAllRepeats: number;
 	returnAllLatencyMs: number;
 	faultItems: number;
-	tokenMinutes: number;
-	tokenItemsPerRun: number;
-	tokenRunsPerMinute: number;
 	fuzzValues: number;
 	malformedBodies: number;
 	/** Key rotation: published workflows, rounds of new keys, and the pause between events. */
@@ -56,9 +53,6 @@ export const FULL_SIZES: Sizes = {
 	returnAllRepeats: 3,
 	returnAllLatencyMs: 20,
 	faultItems: 5000,
-	tokenMinutes: 180,
-	tokenItemsPerRun: 10,
-	tokenRunsPerMinute: 2,
 	fuzzValues: 10_000,
 	malformedBodies: 1000,
 	keyRotationWorkflows: 4,
@@ -79,9 +73,6 @@ export const CI_SIZES: Sizes = {
 	returnAllRepeats: 1,
 	returnAllLatencyMs: 20,
 	faultItems: 500,
-	tokenMinutes: 180,
-	tokenItemsPerRun: 2,
-	tokenRunsPerMinute: 2,
 	fuzzValues: 1000,
 	malformedBodies: 200,
 	keyRotationWorkflows: 2,

@@ -20,17 +20,17 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 	maxDelayMs: 8_000,
 };
 
-/**
- * The token request is retried within the same time bound but more often: one refused renewal
- * fails every request of the run, and asking for a token again is harmless.
- */
-export const TOKEN_RETRY_POLICY: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 8 };
+/** How long one attempt may take without a deadline. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** How long an attempt may run past its request's deadline before it is given up. */
+export const DEADLINE_GRACE_MS = 1500;
 
 const IDEMPOTENT_METHODS: IHttpRequestMethods[] = ['GET', 'HEAD', 'PUT', 'DELETE'];
 
 /**
  * A request the service did not act on (429) is always retried. Other "come back later" answers,
- * transient faults and lost connections are retried only where a repeat is harmless: a create
+ * transient faults and network errors are retried only where a repeat is harmless: a create
  * sent twice could make two records.
  */
 export function isRetryable(
@@ -78,13 +78,19 @@ export type Attempts = (
 	earlierAttemptMayHaveActed: boolean;
 };
 
-export interface RetryOptions {
+/** What ends a request's attempts besides its policy. */
+export interface RetryBounds {
+	/** Epoch ms (e.g. a poll's budget): no retry waits past it, and an attempt ends DEADLINE_GRACE_MS after it. */
+	deadline?: number;
+	/** The execution's cancel signal: once it aborts, no retry waits. */
+	signal?: AbortSignal;
+}
+
+export interface RetryOptions extends RetryBounds {
 	method: IHttpRequestMethods;
 	policy?: RetryPolicy;
 	/** Whether sending the request twice is harmless; by default, whether its method is idempotent. */
 	harmlessToRepeat?: boolean;
-	/** Waits before the next attempt (waitUnlessCancelled); false ends the attempts. */
-	wait?: (ms: number) => Promise<boolean>;
 }
 
 /**
@@ -102,13 +108,24 @@ export async function waitUnlessCancelled(ms: number, signal?: AbortSignal): Pro
 }
 
 /**
- * The one retry loop, of the service's requests and of the token request: `send` is tried until
- * it answers below 300 or its failure is not worth another try (nextRetryDelayMs). `send` answers
- * every status itself (ignoreHttpStatusErrors); what it throws is read as a failure too.
+ * The time an attempt may take: REQUEST_TIMEOUT_MS, within the deadline, but at least
+ * DEADLINE_GRACE_MS (an attempt past the deadline is one the caller still wants).
+ */
+function timeoutBefore(deadline: number | undefined): number {
+	if (deadline === undefined) return REQUEST_TIMEOUT_MS;
+	const left = deadline + DEADLINE_GRACE_MS - Date.now();
+	return Math.max(DEADLINE_GRACE_MS, Math.min(REQUEST_TIMEOUT_MS, left));
+}
+
+/**
+ * The one retry loop, of the service's requests and of the token request: `send` (given the time
+ * its attempt may take) is tried until it answers below 300 or its failure is not worth another
+ * try (nextRetryDelayMs, the deadline, the cancel signal). `send` answers every status itself
+ * (ignoreHttpStatusErrors); what it throws is read as a failure too.
  */
 export async function sendWithRetries(
-	send: () => Promise<IN8nHttpFullResponse>,
-	{ method, policy = DEFAULT_RETRY_POLICY, harmlessToRepeat, wait }: RetryOptions,
+	send: (timeoutMs: number) => Promise<IN8nHttpFullResponse>,
+	{ method, policy = DEFAULT_RETRY_POLICY, harmlessToRepeat, deadline, signal }: RetryOptions,
 ): Promise<Attempts> {
 	const started = Date.now();
 	let earlierAttemptMayHaveActed = false;
@@ -116,7 +133,7 @@ export async function sendWithRetries(
 		let response: IN8nHttpFullResponse | undefined;
 		let failure: HttpFailure;
 		try {
-			response = await send();
+			response = await send(timeoutBefore(deadline));
 			if (response.statusCode < 300) {
 				return {
 					response,
@@ -133,7 +150,8 @@ export async function sendWithRetries(
 		const outcome = { response, failure, attempts: attempt, elapsedMs, earlierAttemptMayHaveActed };
 		const delay = nextRetryDelayMs(failure, method, attempt, elapsedMs, policy, harmlessToRepeat);
 		if (delay === undefined) return outcome;
+		if (deadline !== undefined && Date.now() + delay >= deadline) return outcome;
 		earlierAttemptMayHaveActed ||= mayHaveActed(failure);
-		if (!(await (wait ?? waitUnlessCancelled)(delay))) return outcome;
+		if (!(await waitUnlessCancelled(delay, signal))) return outcome;
 	}
 }
