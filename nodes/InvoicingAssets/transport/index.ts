@@ -106,14 +106,6 @@ export class ServiceClient {
 			...bounds,
 		});
 		if (outcome.failure === undefined) return outcome.response;
-		// A delete whose earlier answer was lost, and which now finds nothing, has done its job.
-		if (
-			request.method === 'DELETE' &&
-			outcome.earlierAttemptMayHaveActed &&
-			outcome.failure.status === 404
-		) {
-			return { body: undefined, headers: {}, statusCode: 204 };
-		}
 		throw toNodeApiError(outcome.failure, {
 			node: this.context.getNode(),
 			itemIndex: request.itemIndex,

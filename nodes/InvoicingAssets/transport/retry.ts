@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import { RETRYABLE_STATUSES, TRANSIENT_SERVER_STATUSES, UNPROCESSED_STATUSES } from './contract';
 import { readHeader, readRetryAfterMs } from './responses';
-import { failureOfResponse, mayHaveActed, readFailure, type HttpFailure } from './errors';
+import { failureOfResponse, readFailure, type HttpFailure } from './errors';
 
 export interface RetryPolicy {
 	maxAttempts: number;
@@ -71,12 +71,7 @@ export function nextRetryDelayMs(
 export type Attempts = (
 	| { response: IN8nHttpFullResponse; failure?: undefined }
 	| { response?: IN8nHttpFullResponse; failure: HttpFailure }
-) & {
-	attempts: number;
-	elapsedMs: number;
-	/** Whether an attempt before the last may have been acted on (its answer was lost, or was a fault). */
-	earlierAttemptMayHaveActed: boolean;
-};
+) & { attempts: number; elapsedMs: number };
 
 /** What ends a request's attempts besides its policy. */
 export interface RetryBounds {
@@ -128,30 +123,23 @@ export async function sendWithRetries(
 	{ method, policy = DEFAULT_RETRY_POLICY, harmlessToRepeat, deadline, signal }: RetryOptions,
 ): Promise<Attempts> {
 	const started = Date.now();
-	let earlierAttemptMayHaveActed = false;
 	for (let attempt = 1; ; attempt++) {
 		let response: IN8nHttpFullResponse | undefined;
 		let failure: HttpFailure;
 		try {
 			response = await send(timeoutBefore(deadline));
 			if (response.statusCode < 300) {
-				return {
-					response,
-					attempts: attempt,
-					elapsedMs: Date.now() - started,
-					earlierAttemptMayHaveActed,
-				};
+				return { response, attempts: attempt, elapsedMs: Date.now() - started };
 			}
 			failure = failureOfResponse(response);
 		} catch (error) {
 			failure = readFailure(error);
 		}
 		const elapsedMs = Date.now() - started;
-		const outcome = { response, failure, attempts: attempt, elapsedMs, earlierAttemptMayHaveActed };
+		const outcome = { response, failure, attempts: attempt, elapsedMs };
 		const delay = nextRetryDelayMs(failure, method, attempt, elapsedMs, policy, harmlessToRepeat);
 		if (delay === undefined) return outcome;
 		if (deadline !== undefined && Date.now() + delay >= deadline) return outcome;
-		earlierAttemptMayHaveActed ||= mayHaveActed(failure);
 		if (!(await waitUnlessCancelled(delay, signal))) return outcome;
 	}
 }
