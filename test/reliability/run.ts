@@ -40,7 +40,6 @@ import {
 	SECRET_RECORD_DIR_ENV,
 	takeContractViolations,
 } from '../simulator';
-import { actionFaultsCheck } from './action-faults';
 import { deliveriesCheck } from './deliveries';
 import { fuzzCheck } from './fuzz';
 import { hygieneCheck, SCAN_DIR_ENV, writeOwnRecords } from './hygiene';
@@ -68,7 +67,6 @@ interface Check {
 }
 
 const CHECKS: Check[] = [
-	{ id: 'faults', item: '4 faults', usesMainN8n: false, run: actionFaultsCheck },
 	{ id: 'fuzz', item: '6 fuzzing', usesMainN8n: false, run: fuzzCheck },
 	{ id: 'deliveries', item: '2 deliveries', usesMainN8n: true, run: deliveriesCheck },
 	{ id: 'versus', item: '3 vs HTTP Request', usesMainN8n: true, run: versusHttpRequestCheck },

@@ -23,11 +23,11 @@ import { N8nInstance } from '../n8n/instance';
 import { publicationStatus, settledPublication } from '../n8n/publication';
 import { watchSubscriptions } from '../n8n/subscriptions';
 import type { RouteName, Simulator } from '../simulator';
-import { exclusiveFaults } from './action-faults';
 import { count } from './report';
 import {
 	createCredential,
 	createWorkflow,
+	exclusiveFaults,
 	httpsAgent,
 	post,
 	printable,
