@@ -117,7 +117,8 @@ describe('credential errors', () => {
 		});
 		const { error } = await callService(credential);
 
-		expect(error?.message).toBe('The credential’s Base URL must start with https://');
+		expect(error?.message).toBe('The Base URL must start with https://');
+		expect(error?.description).toContain('Every request carries the access token to this address');
 		expect(testbed.sim.log.count()).toBe(0);
 	});
 

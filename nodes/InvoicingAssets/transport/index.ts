@@ -8,11 +8,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isHttpsAddress, JSON_MEDIA_TYPE } from './contract';
+import { JSON_MEDIA_TYPE } from './contract';
 import { toNodeApiError } from './errors';
 import { readRecord } from './responses';
 import { DEFAULT_RETRY_POLICY, sendWithRetries, type RetryPolicy } from './retry';
-import { baseUrlOf } from './tokenBinding';
 import { AuthenticatedSender, type ServiceContext } from './tokenRenewal';
 
 export { CREDENTIAL_TYPE, type ServiceContext } from './tokenRenewal';
@@ -76,7 +75,6 @@ export class ServiceClient {
 	}
 
 	async requestFull(request: ServiceRequest): Promise<IN8nHttpFullResponse> {
-		await this.requireHttpsBaseUrl(request.itemIndex);
 		const bounds = {
 			deadline: request.deadline,
 			signal: (this.context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.(),
@@ -125,19 +123,5 @@ export class ServiceClient {
 	/** The credential as the run's requests are sent with it now. */
 	async credentials(): Promise<ICredentialDataDecryptedObject> {
 		return await this.sender.current();
-	}
-
-	private async requireHttpsBaseUrl(itemIndex?: number): Promise<void> {
-		if (!isHttpsAddress(baseUrlOf(await this.credentials()))) {
-			throw new NodeOperationError(
-				this.context.getNode(),
-				'The credential’s Base URL must start with https://',
-				{
-					description:
-						'The Data Service is served over HTTPS only. Open the credential and enter the Base URL of your environment, e.g. https://api.example.com.',
-					itemIndex,
-				},
-			);
-		}
 	}
 }
