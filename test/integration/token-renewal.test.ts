@@ -8,8 +8,9 @@ import type { INodeCredentialsDetails } from 'n8n-workflow';
 
 import { PollingWorkflow } from '../harness/poller';
 import { expectNoSecret } from '../harness/secrets';
-import { credentialFor, secretsOf, startTestbed, type Testbed } from '../harness/testbed';
+import { credentialFor, secretsOf } from '../harness/testbed';
 import { DEFAULT_RETRY_POLICY } from '../../nodes/InvoicingAssets/transport/retry';
+import { jsonOf, run, useTestbed } from './action/helpers';
 
 const HOUR = 60 * 60_000;
 const getEach = {
@@ -19,27 +20,18 @@ const getEach = {
 	options: { concurrency: 8 },
 };
 
-let testbed: Testbed;
+const bed = useTestbed({ invoices: 30, assets: 5 });
 
-beforeAll(async () => {
-	testbed = await startTestbed({ invoices: 30, assets: 5 });
-});
-
-afterAll(async () => {
-	await testbed.close();
-});
-
-beforeEach(() => {
-	testbed.sim.faults.clear();
-	testbed.sim.log.reset();
-});
+function newCredential(): INodeCredentialsDetails {
+	return bed.testbed.harness.addCredential(credentialFor(bed.testbed.sim));
+}
 
 /** A credential whose stored token has expired: it was used once, an hour ago. */
 async function expiredCredential(): Promise<INodeCredentialsDetails> {
-	const credential = testbed.harness.addCredential(credentialFor(testbed.sim));
+	const credential = newCredential();
 	expect((await getInvoices(credential, 1)).error).toBeUndefined();
-	testbed.sim.clock.advance(HOUR + 60_000);
-	testbed.sim.log.reset();
+	bed.testbed.sim.clock.advance(HOUR + 60_000);
+	bed.testbed.sim.log.reset();
 	return credential;
 }
 
@@ -48,74 +40,77 @@ async function getInvoices(
 	count: number,
 	continueOnFail = false,
 ) {
-	const input = testbed.sim.data
+	const input = bed.testbed.sim.data
 		.invoices()
 		.slice(0, count)
 		.map((invoice) => ({ json: { number: invoice.invoiceNumber } }));
-	return await testbed.harness.runNode({ parameters: getEach, credential, input, continueOnFail });
+	return await run(bed.testbed, getEach, { credential, input, continueOnFail });
 }
 
-function expectEveryInvoice(run: Awaited<ReturnType<typeof getInvoices>>, count: number) {
-	expect(run.error).toBeUndefined();
-	expect(run.items.map((item) => item.json)).toEqual(testbed.sim.data.invoices().slice(0, count));
+function expectEveryInvoice(result: Awaited<ReturnType<typeof getInvoices>>, count: number) {
+	expect(result.error).toBeUndefined();
+	expect(jsonOf(result)).toEqual(bed.testbed.sim.data.invoices().slice(0, count));
 }
 
 test('runs that meet an expired token renew once each: the first request alone, the other items with its token, nothing shared between runs', async () => {
+	const { sim, harness } = bed.testbed;
 	const credential = await expiredCredential();
-	const before = testbed.harness.credentials.stored(credential.id ?? '').accessToken;
+	const before = harness.credentials.stored(credential.id ?? '').accessToken;
 
 	const runs = await Promise.all([getInvoices(credential, 24), getInvoices(credential, 24)]);
 
-	for (const run of runs) expectEveryInvoice(run, 24);
-	expect(testbed.sim.log.tokensIssued()).toBe(2);
+	for (const result of runs) expectEveryInvoice(result, 24);
+	expect(sim.log.tokensIssued()).toBe(2);
 	// Only each run's first request met the expired token; the renewal sent it once more.
-	expect(testbed.sim.log.count('invoices.get', { status: 401 })).toBe(2);
-	expect(testbed.sim.log.count('invoices.get', { status: 200 })).toBe(48);
-	const after = testbed.harness.credentials.stored(credential.id ?? '').accessToken;
+	expect(sim.log.count('invoices.get', { status: 401 })).toBe(2);
+	expect(sim.log.count('invoices.get', { status: 200 })).toBe(48);
+	const after = harness.credentials.stored(credential.id ?? '').accessToken;
 	expect(after === before).toBe(false);
-	expectNoSecret(runs, [...secretsOf(testbed), String(after)], 'the runs');
+	expectNoSecret(runs, [...secretsOf(bed.testbed), String(after)], 'the runs');
 });
 
 test('a token refused while many requests of a run are on their way is renewed once for the run', async () => {
-	const credential = testbed.harness.addCredential(credentialFor(testbed.sim));
+	const { sim } = bed.testbed;
+	const credential = newCredential();
 	expect((await getInvoices(credential, 1)).error).toBeUndefined();
-	testbed.sim.log.reset();
+	sim.log.reset();
 	// Every answer takes 100 ms. The first item runs alone; once it is answered the token expires,
 	// so the next 8, already on their way, all meet a 401.
-	testbed.sim.faults.add({ route: 'invoices.get', latencyMs: 100 });
+	sim.faults.add({ route: 'invoices.get', latencyMs: 100 });
 	const running = getInvoices(credential, 16);
-	while (testbed.sim.log.count('invoices.get', { status: 200 }) === 0) {
+	while (sim.log.count('invoices.get', { status: 200 }) === 0) {
 		await new Promise((resolve) => setTimeout(resolve, 5));
 	}
-	testbed.sim.clock.advance(HOUR + 60_000);
+	sim.clock.advance(HOUR + 60_000);
 
 	expectEveryInvoice(await running, 16);
-	expect(testbed.sim.log.count('invoices.get', { status: 401 })).toBeGreaterThanOrEqual(2);
-	expect(testbed.sim.log.tokensIssued()).toBe(1);
+	expect(sim.log.count('invoices.get', { status: 401 })).toBeGreaterThanOrEqual(2);
+	expect(sim.log.tokensIssued()).toBe(1);
 });
 
 test('a renewal that fails fails the run’s waiting items with its error, without each asking again', async () => {
+	const { sim } = bed.testbed;
 	const credential = await expiredCredential();
-	testbed.sim.faults.add({ route: 'token', status: 503, retryAfter: 0 });
+	sim.faults.add({ route: 'token', status: 503, retryAfter: 0 });
 
-	const run = await getInvoices(credential, 12, true);
+	const result = await getInvoices(credential, 12, true);
 
-	expect(run.items.map((item) => item.json.error)).toEqual(
+	expect(jsonOf(result).map((item) => item.error)).toEqual(
 		Array(12).fill('The identity service refused the token request (HTTP 503)'),
 	);
 	// One renewal, retried by the one retry loop within its policy: not one series per item.
-	expect(testbed.sim.log.count('token')).toBe(DEFAULT_RETRY_POLICY.maxAttempts);
-	expect(testbed.sim.log.count('invoices.get', { status: 200 })).toBe(0);
+	expect(sim.log.count('token')).toBe(DEFAULT_RETRY_POLICY.maxAttempts);
+	expect(sim.log.count('invoices.get', { status: 200 })).toBe(0);
 });
 
 test('a poll whose token renewal the identity service puts off (429, Retry-After 45 s) ends within its 3 s budget, with the identity service’s refusal', async () => {
+	const { sim, harness } = bed.testbed;
 	const budgetMs = 3000;
-	const credential = testbed.harness.addCredential(credentialFor(testbed.sim));
-	const polling = new PollingWorkflow(testbed.harness, credential, { events: ['*'] }, budgetMs);
+	const polling = new PollingWorkflow(harness, newCredential(), { events: ['*'] }, budgetMs);
 	await polling.activate();
-	testbed.sim.clock.advance(HOUR + 60_000);
-	testbed.sim.log.reset();
-	testbed.sim.faults.add({ route: 'token', status: 429, retryAfter: 45 });
+	sim.clock.advance(HOUR + 60_000);
+	sim.log.reset();
+	sim.faults.add({ route: 'token', status: 429, retryAfter: 45 });
 
 	const started = Date.now();
 	const outcome = await polling.poll();
@@ -126,5 +121,5 @@ test('a poll whose token renewal the identity service puts off (429, Retry-After
 	expect('error' in outcome && outcome.error.message).toBe(
 		'The identity service refused the token request (HTTP 429)',
 	);
-	expect(testbed.sim.log.count('token')).toBe(1);
+	expect(sim.log.count('token')).toBe(1);
 }, 90_000);
