@@ -76,6 +76,10 @@ const ADDRESS_TOO_LONG = {
 
 /** The statuses whose cause the node can name; any other gets n8n's wording, with the service's message. */
 const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
+	400: {
+		message: 'The service rejected the request as invalid',
+		hint: 'Check the values of the node parameters against the message above.',
+	},
 	401: {
 		message: 'The service refused the access token',
 		hint: 'A new token was requested and refused as well. Check that the credential’s Base URL belongs to the same environment (production or sandbox) as its API key.',
@@ -89,6 +93,10 @@ const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
 		hint: 'Check the ID or number, and that it belongs to the environment of the credential.',
 	},
 	414: ADDRESS_TOO_LONG,
+	422: {
+		message: 'The service could not process the values given',
+		hint: 'Check the values of the node parameters against the message above.',
+	},
 	429: {
 		message: 'The service is limiting the request rate',
 		hint: 'Lower the node’s Concurrency option, spread the workflow’s runs over time, or try again later.',

@@ -169,7 +169,7 @@ describe('Subscription → Create', () => {
 		});
 
 		expect(jsonOf(result)[0]).toEqual({
-			error: 'Your request is invalid or could not be processed by the service',
+			error: 'The service could not process the values given',
 			details: expect.stringContaining(
 				`The service said: https://n8n.example.com/webhook/invoices?apiKey=${REDACTED} did not answer a test call.`,
 			),

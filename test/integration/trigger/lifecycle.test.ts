@@ -239,7 +239,7 @@ describe('a failed create', () => {
 	test('a refusal (4xx) is thrown without looking for a subscription', async () => {
 		host = await startHost(testbed);
 		testbed.sim.faults.add({ route: 'subscriptions.create', status: 400, times: 1 });
-		await expect(host.publish()).rejects.toThrow('Bad request - please check your parameters');
+		await expect(host.publish()).rejects.toThrow('The service rejected the request as invalid');
 		expect(listsAfterCreate(testbed)).toBe(0);
 		expect(testbed.sim.subscriptions.list()).toEqual([]);
 	});

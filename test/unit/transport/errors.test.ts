@@ -54,10 +54,11 @@ describe('toNodeApiError', () => {
 		[401, 'The service refused the access token'],
 		[403, 'The API key is not allowed to do this'],
 		[404, 'The requested resource was not found'],
+		[400, 'The service rejected the request as invalid'],
+		[422, 'The service could not process the values given'],
 		[429, 'The service is limiting the request rate'],
 		// Statuses the node has nothing to add to: n8n's wording.
-		[400, 'Bad request - please check your parameters'],
-		[422, 'Your request is invalid or could not be processed by the service'],
+		[409, 'Your request is invalid or could not be processed by the service'],
 		[500, 'The service was not able to process your request'],
 		[
 			503,
