@@ -184,9 +184,8 @@ describe('Subscription → Create', () => {
 		testbed.sim.faults.add({ route: 'subscriptions.create', latencyMs: 2000, times: 1 });
 		const result = await run(testbed, create()).finally(() => timeouts.restore());
 
-		// n8n's wording for the timeout's code (ECONNABORTED); the description says what happened.
+		// n8n's wording for the timeout's code (ECONNABORTED).
 		expect(result.error?.message).toBe('The connection was aborted, perhaps the server is offline');
-		expect(result.error?.description).toContain('timeout of 1000ms exceeded.');
 		expect(result.error?.description).toContain('may have done what was asked');
 		expect(
 			timeouts.shortened.filter((call) => call.endsWith('/subscription/v1/subscription')),
