@@ -226,6 +226,17 @@ describe('500: the service fails', () => {
 	});
 });
 
+test('a redirect is not followed, so the token goes nowhere else; the error names where it pointed', async () => {
+	const { testbed } = bed;
+	const elsewhere = `${testbed.sim.serviceUrl}/elsewhere`;
+	addFault({ status: 307, headers: { location: elsewhere }, times: 1 });
+	const result = await runThree({ continueOnFail: false });
+
+	expectNodeFailed(result, 'The service answered with a redirect (HTTP 307)');
+	expect(result.error?.description).toContain(`It points to ${elsewhere}.`);
+	expect(testbed.sim.log.count('unknown')).toBe(0);
+});
+
 test('Get Many: a failing page fails the item, and the other items still list', async () => {
 	const { testbed } = bed;
 	bed.testbed.sim.faults.add({ route: 'invoices.list', status: 403, times: 1 });

@@ -70,15 +70,6 @@ describe('toNodeApiError', () => {
 		expect(error.description).toMatch(/^The service said: Said so\./);
 	});
 
-	test('a redirect is named as such, with where it pointed', () => {
-		const error = toNodeApiError(
-			{ status: 301, headers: { Location: 'https://elsewhere.example.com/x' }, message: '' },
-			{ node },
-		);
-		expect(error.message).toBe('The service answered with a redirect (HTTP 301)');
-		expect(error.description).toContain('It points to https://elsewhere.example.com/x.');
-	});
-
 	test('a network error gets n8n’s wording; what failed and the attempts are in the description', () => {
 		const error = toNodeApiError(
 			{ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:1' },
