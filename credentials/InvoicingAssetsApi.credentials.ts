@@ -27,8 +27,9 @@ import {
 	paths,
 	tokenRequestForm,
 } from '../nodes/InvoicingAssets/transport/contract';
+import { triedText } from '../nodes/InvoicingAssets/transport/errors';
 import { readAccessToken, readIdentityError } from '../nodes/InvoicingAssets/transport/responses';
-import { sendWithRetries, TOKEN_RETRY_POLICY } from '../nodes/InvoicingAssets/transport/retry';
+import { sendWithRetries } from '../nodes/InvoicingAssets/transport/retry';
 import {
 	baseUrlOf,
 	bindToken,
@@ -36,8 +37,7 @@ import {
 	tokenFor,
 	withoutTrailingSlashes,
 } from '../nodes/InvoicingAssets/transport/tokenBinding';
-
-const TOKEN_REQUEST_TIMEOUT_MS = 30_000;
+import { renewalBoundsOf } from '../nodes/InvoicingAssets/transport/tokenRenewal';
 
 function credentialError(message: string, description: string): UserError {
 	return new UserError(message, { description });
@@ -102,10 +102,12 @@ async function requestToken(
 		scope,
 	);
 
-	// Retried like a read (asking for a token twice is harmless), within the same bounds; a
-	// refused client ID or secret is an answer, not a fault, and is not retried.
+	// Retried like a read (asking for a token twice is harmless) by the one retry loop, within the
+	// deadline of the request the renewal serves; a refused client ID or secret is an answer, not
+	// a fault, and is not retried.
+	const bounds = renewalBoundsOf(credentials);
 	const outcome = await sendWithRetries(
-		async () =>
+		async (timeout) =>
 			(await helper.helpers.httpRequest({
 				method: 'POST',
 				url: `${identityUrl}${GRANT_PATH}`,
@@ -116,23 +118,17 @@ async function requestToken(
 				body: new URLSearchParams({ ...form }).toString(),
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
-				timeout: TOKEN_REQUEST_TIMEOUT_MS,
+				timeout,
+				abortSignal: bounds.signal,
 				// A redirect would carry the client secret to another address.
 				disableFollowRedirect: true,
 			})) as IN8nHttpFullResponse,
-		{
-			method: 'POST',
-			policy: TOKEN_RETRY_POLICY,
-			harmlessToRepeat: TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT,
-		},
+		{ method: 'POST', harmlessToRepeat: TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT, ...bounds },
 	);
-	const retried =
-		outcome.attempts > 1
-			? ` Tried ${outcome.attempts} times over ${Math.round(outcome.elapsedMs / 1000)} s.`
-			: '';
+	const retried = triedText(outcome.attempts, outcome.elapsedMs);
 	const { response } = outcome;
 	if (!response) {
-		// The request error carries the form, secret included: only its code and message were read.
+		// The request error carries the form, secret included: only its message was read.
 		throw credentialError(
 			'The identity service could not be reached',
 			`Check the Identity Service URL (${identityUrl}). The connection failed: ${outcome.failure?.message}.${retried}`,
@@ -275,9 +271,9 @@ export class InvoicingAssetsApi implements ICredentialType {
 		},
 	];
 
-	// n8n runs this when the token field is empty (the transport empties it to renew: see
-	// transport/tokenRenewal.ts) and after a request of n8n's own (e.g. the HTTP Request node) was
-	// refused; it stores the token returned.
+	// n8n runs this when the token field is empty (the transport empties it to renew, within the
+	// bounds of transport/tokenRenewal.ts) and after a request of n8n's own (e.g. the HTTP Request
+	// node) was refused; it stores the token returned.
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		return { accessToken: bindToken(await requestToken(this, credentials), credentials) };
 	}

@@ -8,7 +8,7 @@
  *   npm run reliability -- --ci          CI sizes (about 13–16 minutes on a quiet machine, 27 at a load average of 8–14;
  *                                        the polling soak 6; return-all and the minimal-trigger comparison about 2), as assertions; ends with a jest-style
  *                                        "Tests: N failed, M passed, T total" line for .ci/run
- *   npm run reliability -- --only=fuzz,token   some checks only (ids below)
+ *   npm run reliability -- --only=fuzz,keys    some checks only (ids below)
  *   npm run reliability -- --only=polling      the polling soak only
  *   npm run reliability -- --skip=hygiene      all checks but some (.ci/run scans for secrets last)
  *   npm run reliability -- --ci --sizes=returnAllInvoices=5000,comparisonDeliveries=400
@@ -40,7 +40,6 @@ import {
 	SECRET_RECORD_DIR_ENV,
 	takeContractViolations,
 } from '../simulator';
-import { actionFaultsCheck } from './action-faults';
 import { deliveriesCheck } from './deliveries';
 import { fuzzCheck } from './fuzz';
 import { hygieneCheck, SCAN_DIR_ENV, writeOwnRecords } from './hygiene';
@@ -57,8 +56,7 @@ import {
 	type Sizes,
 } from './support';
 import { keyRotationCheck } from './keys';
-import { identityFaultsCheck, leftoversCheck } from './leftovers';
-import { tokenCheck } from './token';
+import { leftoversCheck } from './leftovers';
 import { versusHttpRequestCheck } from './versus-http-request';
 
 interface Check {
@@ -69,13 +67,10 @@ interface Check {
 }
 
 const CHECKS: Check[] = [
-	{ id: 'faults', item: '4 faults', usesMainN8n: false, run: actionFaultsCheck },
 	{ id: 'fuzz', item: '6 fuzzing', usesMainN8n: false, run: fuzzCheck },
 	{ id: 'deliveries', item: '2 deliveries', usesMainN8n: true, run: deliveriesCheck },
 	{ id: 'versus', item: '3 vs HTTP Request', usesMainN8n: true, run: versusHttpRequestCheck },
 	{ id: 'return-all', item: '3 vs HTTP Request', usesMainN8n: true, run: returnAllCheck },
-	{ id: 'token', item: '5 token', usesMainN8n: true, run: tokenCheck },
-	{ id: 'token-faults', item: '5 token', usesMainN8n: false, run: identityFaultsCheck },
 	{ id: 'publish', item: '1 soak', usesMainN8n: true, run: defaultModeCyclesCheck },
 	{ id: 'keys', item: '1 soak', usesMainN8n: true, run: keyRotationCheck },
 	{ id: 'soak', item: '1 soak', usesMainN8n: false, run: soakCheck },

@@ -23,11 +23,11 @@ import { N8nInstance } from '../n8n/instance';
 import { publicationStatus, settledPublication } from '../n8n/publication';
 import { watchSubscriptions } from '../n8n/subscriptions';
 import type { RouteName, Simulator } from '../simulator';
-import { exclusiveFaults } from './action-faults';
 import { count } from './report';
 import {
 	createCredential,
 	createWorkflow,
+	exclusiveFaults,
 	httpsAgent,
 	post,
 	printable,
@@ -43,9 +43,9 @@ const SUBSCRIPTION_ROUTES: RouteName[] = [
 	'subscriptions.delete',
 ];
 
-/** The messages a failed registration may carry: the node's own, never a bare technical one. */
+/** The messages a failed registration may carry: the node's own or n8n's wording, never a bare technical one. */
 const CLEAR_REGISTRATION_FAILURE =
-	/^(The service failed to process the request \(HTTP \d+\)|The service could not be reached|The service did not answer within \d+ s|The service answered without the new subscription’s ID)/;
+	/^(The service was not able to process your request|Bad gateway - |Service unavailable - |Gateway timed out - |The connection (to the server was closed unexpectedly|was aborted|timed out)|The service answered without the new subscription’s ID)/;
 
 /**
  * What n8n logs when it stops waiting for trigger work an unpublish abandoned (its publication

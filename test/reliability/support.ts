@@ -13,6 +13,7 @@ import {
 	CA_DIR_ENV,
 	SECRET_MARKER_ENV,
 	startSimulator,
+	type FaultRule,
 	type Simulator,
 	type SimulatorOptions,
 } from '../simulator';
@@ -31,10 +32,6 @@ export interface Sizes {
 	returnAllInvoices: number;
 	returnAllRepeats: number;
 	returnAllLatencyMs: number;
-	faultItems: number;
-	tokenMinutes: number;
-	tokenItemsPerRun: number;
-	tokenRunsPerMinute: number;
 	fuzzValues: number;
 	malformedBodies: number;
 	/** Key rotation: published workflows, rounds of new keys, and the pause between events. */
@@ -55,10 +52,6 @@ export const FULL_SIZES: Sizes = {
 	returnAllInvoices: 20_000,
 	returnAllRepeats: 3,
 	returnAllLatencyMs: 20,
-	faultItems: 5000,
-	tokenMinutes: 180,
-	tokenItemsPerRun: 10,
-	tokenRunsPerMinute: 2,
 	fuzzValues: 10_000,
 	malformedBodies: 1000,
 	keyRotationWorkflows: 4,
@@ -78,10 +71,6 @@ export const CI_SIZES: Sizes = {
 	returnAllInvoices: 2000,
 	returnAllRepeats: 1,
 	returnAllLatencyMs: 20,
-	faultItems: 500,
-	tokenMinutes: 180,
-	tokenItemsPerRun: 2,
-	tokenRunsPerMinute: 2,
 	fuzzValues: 1000,
 	malformedBodies: 200,
 	keyRotationWorkflows: 2,
@@ -230,4 +219,17 @@ export async function post(
 	});
 	const text = await response.body.text();
 	return { status: response.statusCode, text, ms: performance.now() - started };
+}
+
+/**
+ * Rules whose overall shares are the given ones: the injector applies the first rule whose roll
+ * passes, so each rule's probability is its share of what the rules before it let through.
+ */
+export function exclusiveFaults(rules: Array<FaultRule & { share: number }>): FaultRule[] {
+	let left = 1;
+	return rules.map(({ share, ...rule }) => {
+		const probability = share / left;
+		left -= share;
+		return { ...rule, probability };
+	});
 }

@@ -25,22 +25,14 @@ export const SCOPE_SUFFIX = '/.default';
  */
 export const API_KEY_MAX_LIFETIME_MONTHS = 12;
 
-export interface TokenRequestForm {
-	grant_type: 'client_credentials';
-	scope: string;
-	client_id: string;
-	client_secret: string;
-}
-
 /** spec: form-encoded client-credentials grant. */
 export function tokenRequestForm(clientId: string, clientSecret: string, scope: string) {
-	const form: TokenRequestForm = {
+	return {
 		grant_type: 'client_credentials',
 		scope,
 		client_id: clientId,
 		client_secret: clientSecret,
 	};
-	return form;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { IHttpRequestMethods, IN8nHttpFullResponse, INode, JsonObject } from 'n8n-workflow';
+import type { IHttpRequestMethods, IN8nHttpFullResponse, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { RETRYABLE_STATUSES, UNPROCESSED_STATUSES } from './contract';
@@ -27,62 +27,34 @@ export function failureOfResponse(response: IN8nHttpFullResponse): HttpFailure {
 	};
 }
 
-const NETWORK_CODES = new Set([
-	'ECONNABORTED',
-	'ECONNREFUSED',
-	'ECONNRESET',
-	'EHOSTUNREACH',
-	'ENETDOWN',
-	'ENETUNREACH',
-	'ENOTFOUND',
-	'EAI_AGAIN',
-	'EPIPE',
-	'ETIMEDOUT',
-	'ESOCKETTIMEDOUT',
-	'UND_ERR_SOCKET',
-	'UND_ERR_CONNECT_TIMEOUT',
-	'UND_ERR_HEADERS_TIMEOUT',
-	'UND_ERR_BODY_TIMEOUT',
-]);
-
-/** Any object n8n's helpers may throw, read field by field. */
-type UnknownObject = Record<string, unknown> | undefined;
-
-/** Reads status, body and headers from whatever n8n's request helpers threw. */
+/**
+ * What n8n's request helpers threw: with ignoreHttpStatusErrors never an HTTP answer, so either
+ * no answer came (a network error, named by its code) or a refusal explained by its own text
+ * (e.g. the credential's, thrown from the token request).
+ */
 export function readFailure(error: unknown): HttpFailure {
-	const outer = error as UnknownObject;
-	const cause = (outer?.cause as UnknownObject) ?? outer;
-	const response = (cause?.response as UnknownObject) ?? (outer?.response as UnknownObject);
-	const statusValue = response?.status ?? response?.statusCode ?? outer?.httpCode;
-	const status = Number(statusValue);
-	// n8n 1.x's NodeApiError drops its cause: what survives is the status or network code in
-	// httpCode and an object body in context.data.
-	const survivingCode = typeof outer?.httpCode === 'string' ? outer.httpCode : undefined;
-	const code =
-		findNetworkCode(cause) ??
-		findNetworkCode(outer) ??
-		(survivingCode && NETWORK_CODES.has(survivingCode) ? survivingCode : undefined);
-	const message = String(
-		(cause?.message as string) ?? (outer?.message as string) ?? 'Unknown error',
-	);
-	if (Number.isInteger(status) && status >= 100) {
-		return {
-			status,
-			body: response?.data ?? response?.body ?? (outer?.context as UnknownObject)?.data,
-			headers: (response?.headers as Record<string, unknown>) ?? {},
-			message,
-		};
-	}
-	if (code) return { code, message };
-	const description = (cause?.description as string) ?? (outer?.description as string);
-	return { message, description: description ?? undefined };
+	const network = networkErrorIn(error);
+	if (network) return { code: network.code, message: String(network.message) };
+	const { message, description } = (error ?? {}) as { message?: string; description?: string };
+	return { message: String(message ?? 'Unknown error'), description: description ?? undefined };
 }
 
-function findNetworkCode(error: UnknownObject, depth = 0): string | undefined {
-	if (!error || depth > 3) return undefined;
-	if (typeof error.code === 'string' && NETWORK_CODES.has(error.code)) return error.code;
-	if (error.message === 'socket hang up' || error.message === 'terminated') return 'ECONNRESET';
-	return findNetworkCode(error.cause as UnknownObject, depth + 1);
+type Thrown = { code?: unknown; httpCode?: unknown; message?: unknown; cause?: unknown };
+
+/**
+ * The error, or the first of its causes, that names a network error by its `code` (ECONNRESET,
+ * ETIMEDOUT, …); on n8n 1.x, whose NodeApiError drops its cause, by its non-numeric httpCode.
+ */
+function networkErrorIn(error: unknown, depth = 0): { code: string; message: unknown } | undefined {
+	const thrown = error as Thrown | undefined;
+	if (!thrown || depth > 3) return undefined;
+	if (typeof thrown.code === 'string') return { code: thrown.code, message: thrown.message };
+	const inner = networkErrorIn(thrown.cause, depth + 1);
+	if (inner) return inner;
+	const { httpCode } = thrown;
+	if (typeof httpCode === 'string' && !/^\d+$/.test(httpCode))
+		return { code: httpCode, message: thrown.message };
+	return undefined;
 }
 
 /** The HTTP status of a NodeApiError from the transport (its `httpCode`), if it has one. */
@@ -102,6 +74,7 @@ const ADDRESS_TOO_LONG = {
 	hint: 'A value sent in the URL (an identifier or a filter) is too long: check the node parameters, or the expression that produces them.',
 };
 
+/** The statuses whose cause the node can name; any other gets n8n's wording, with the service's message. */
 const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
 	400: {
 		message: 'The service rejected the request as invalid',
@@ -118,10 +91,6 @@ const STATUS_MESSAGES: Record<number, { message: string; hint: string }> = {
 	404: {
 		message: 'The requested resource was not found',
 		hint: 'Check the ID or number, and that it belongs to the environment of the credential.',
-	},
-	409: {
-		message: 'The request conflicts with the current state of the resource',
-		hint: 'Fetch the resource again and retry with its current state.',
 	},
 	414: ADDRESS_TOO_LONG,
 	422: {
@@ -144,18 +113,22 @@ export interface FailureContext {
 	/** What the retries did, when they gave up. */
 	attempts?: number;
 	elapsedMs?: number;
-	timeoutMs?: number;
 	/** The longest the retries may wait in all; a longer Retry-After is not waited for. */
 	maxRetryWaitMs?: number;
 }
 
-/** One clear NodeApiError for a failed service call; the service's own message goes in the description. */
+/** " Tried N times over N s." after more than one attempt, else nothing. */
+export function triedText(attempts = 1, elapsedMs = 0): string {
+	return attempts > 1 ? ` Tried ${attempts} times over ${Math.round(elapsedMs / 1000)} s.` : '';
+}
+
+/**
+ * One clear NodeApiError for a failed service call; the service's own message goes in the
+ * description. A network error, and a status STATUS_MESSAGES does not list, get n8n's wording.
+ */
 export function toNodeApiError(failure: HttpFailure, context: FailureContext): NodeApiError {
 	const { node, itemIndex, subject } = context;
-	const retried =
-		context.attempts && context.attempts > 1
-			? ` Tried ${context.attempts} times over ${Math.round((context.elapsedMs ?? 0) / 1000)} s.`
-			: '';
+	const retried = triedText(context.attempts, context.elapsedMs);
 	// A create that failed this way may have happened all the same; sending it again could repeat it.
 	const unconfirmed =
 		context.method === 'POST' && mayHaveActed(failure)
@@ -163,48 +136,33 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 			: '';
 
 	if (failure.status === undefined) {
-		if (!failure.code) {
-			return new NodeApiError(node, { message: failure.message } as JsonObject, {
-				message: failure.message,
-				description: failure.description,
+		// n8n words a network error by its code, e.g. ECONNREFUSED: "The service refused the connection - perhaps it is offline".
+		return new NodeApiError(
+			node,
+			{ message: failure.message, code: failure.code ?? null },
+			{
+				description:
+					failure.code === undefined
+						? failure.description
+						: `${failure.message}.${retried}${unconfirmed}`,
 				itemIndex,
-			});
-		}
-		const timedOut = ['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT'].includes(failure.code);
-		const message = timedOut
-			? `The service did not answer within ${Math.round((context.timeoutMs ?? 0) / 1000)} s`
-			: 'The service could not be reached';
-		return new NodeApiError(node, { message } as JsonObject, {
-			message,
-			description: `${failure.code}: ${failure.message}. Check the credential’s Base URL and the network between n8n and the service.${retried}${unconfirmed}`,
-			itemIndex,
-		});
+			},
+		);
 	}
 
 	const { status } = failure;
 	const serviceError = readServiceError(failure.body);
-	const known = STATUS_MESSAGES[status];
-	let message: string;
-	let hint: string;
+	let known: { message: string; hint: string } | undefined = STATUS_MESSAGES[status];
 	if (status >= 300 && status < 400) {
 		const location = headerValue(failure.headers, 'location');
-		message = `The service answered with a redirect (HTTP ${status})`;
-		hint = `${location ? `It points to ${location}. ` : ''}Redirects are not followed, so that the access token is never sent to another address. Check the credential’s Base URL: it must be the service’s own address for the chosen environment.`;
+		known = {
+			message: `The service answered with a redirect (HTTP ${status})`,
+			hint: `${location ? `It points to ${location}. ` : ''}Redirects are not followed, so that the access token is never sent to another address. Check the credential’s Base URL: it must be the service’s own address for the chosen environment.`,
+		};
 	} else if (status === 404 && subject) {
-		message = `${subject} was not found`;
-		hint = STATUS_MESSAGES[404].hint;
-	} else if (known) {
-		({ message, hint } = known);
-	} else if (status >= 500) {
-		message = `The service failed to process the request (HTTP ${status})`;
-		hint =
-			context.method === 'POST'
-				? 'This is a fault at the service. Try again later.'
-				: 'This is a fault at the service. Try again later; n8n’s Retry On Fail setting can do that for you.';
-	} else {
-		message = `The service refused the request (HTTP ${status})`;
-		hint = 'Check the values of the node parameters against the message above.';
+		known = { message: `${subject} was not found`, hint: STATUS_MESSAGES[404].hint };
 	}
+	let hint = known?.hint ?? '';
 	const waitAsked = readRetryAfterMs(headerValue(failure.headers, 'retry-after'));
 	if (
 		RETRYABLE_STATUSES.includes(status) &&
@@ -221,10 +179,10 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 		? `The service said: ${redactDeliveryKeysInText(serviceError.message.trim()).replace(/\.+$/, '')}. `
 		: '';
 	// The service's own error code travels on the error, e.g. to tell "no such subscription" from a gateway's 404.
-	const errorResponse = { message, httpCode: String(status), code: serviceError.code ?? null };
-	return new NodeApiError(node, errorResponse as JsonObject, {
-		message,
-		description: `${serviceSays}${hint}${retried}${unconfirmed}`,
+	const errorResponse = { httpCode: String(status), code: serviceError.code ?? null };
+	return new NodeApiError(node, errorResponse, {
+		message: known?.message,
+		description: `${serviceSays}${hint}${retried}${unconfirmed}`.trim() || undefined,
 		httpCode: String(status),
 		itemIndex,
 		failure: waitFailure(status, waitAsked),

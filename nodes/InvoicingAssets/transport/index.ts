@@ -8,25 +8,14 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isHttpsAddress, JSON_MEDIA_TYPE } from './contract';
-import { toNodeApiError, type HttpFailure } from './errors';
+import { JSON_MEDIA_TYPE } from './contract';
+import { toNodeApiError } from './errors';
 import { readRecord } from './responses';
-import {
-	DEFAULT_RETRY_POLICY,
-	sendWithRetries,
-	waitUnlessCancelled,
-	type RetryPolicy,
-} from './retry';
-import { baseUrlOf } from './tokenBinding';
-import {
-	AuthenticatedSender,
-	type AuthenticatedRequest,
-	type ServiceContext,
-} from './tokenRenewal';
+import { DEFAULT_RETRY_POLICY, sendWithRetries, type RetryPolicy } from './retry';
+import { AuthenticatedSender, type ServiceContext } from './tokenRenewal';
 
 export { CREDENTIAL_TYPE, type ServiceContext } from './tokenRenewal';
-
-export const REQUEST_TIMEOUT_MS = 30_000;
+export { REQUEST_TIMEOUT_MS } from './retry';
 
 export interface ServiceRequest {
 	method: IHttpRequestMethods;
@@ -37,14 +26,11 @@ export interface ServiceRequest {
 	subject?: string;
 	itemIndex?: number;
 	/**
-	 * Epoch ms by which the request should be done (e.g. a poll's budget): no retry waits past it,
-	 * and an attempt is given up DEADLINE_GRACE_MS after it (after that long, once past it).
+	 * Epoch ms by which the request should be done (e.g. a poll's budget): no retry, and no token
+	 * renewal, waits past it, and an attempt is given up DEADLINE_GRACE_MS (retry.ts) after it.
 	 */
 	deadline?: number;
 }
-
-/** How long an attempt may run past its request's deadline before it is given up. */
-export const DEADLINE_GRACE_MS = 1500;
 
 /** One client per node run: it reads the credential once and shares one token. */
 export class ServiceClient {
@@ -89,61 +75,44 @@ export class ServiceClient {
 	}
 
 	async requestFull(request: ServiceRequest): Promise<IN8nHttpFullResponse> {
-		await this.requireHttpsBaseUrl(request.itemIndex);
+		const bounds = {
+			deadline: request.deadline,
+			signal: (this.context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.(),
+		};
 		// Every answer comes back as it is, headers included (n8n 1.x drops them from the errors
 		// it throws): the node reads its status itself.
-		const options: AuthenticatedRequest = {
-			method: request.method,
-			qs: request.qs,
-			body: request.body,
-			headers: { Accept: JSON_MEDIA_TYPE },
-			json: true,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			timeout: this.timeoutBefore(request.deadline),
-			// The service answers in place; a redirect would carry the bearer token to another address.
-			disableFollowRedirect: true,
-		};
-		const outcome = await sendWithRetries(
-			async () => await this.sender.send(request.path, options),
-			{
-				method: request.method,
-				policy: this.retryPolicy,
-				// No retry waits past the deadline; the next attempt ends by it.
-				wait: async (ms) => {
-					if (request.deadline !== undefined && Date.now() + ms >= request.deadline) return false;
-					options.timeout = this.timeoutBefore(request.deadline, ms);
-					const execution = this.context as Partial<IExecuteFunctions>;
-					return await waitUnlessCancelled(ms, execution.getExecutionCancelSignal?.());
+		const send = async (timeout: number) =>
+			await this.sender.send(
+				request.path,
+				{
+					method: request.method,
+					qs: request.qs,
+					body: request.body,
+					headers: { Accept: JSON_MEDIA_TYPE },
+					json: true,
+					returnFullResponse: true,
+					ignoreHttpStatusErrors: true,
+					timeout,
+					// The service answers in place; a redirect would carry the bearer token to another address.
+					disableFollowRedirect: true,
 				},
-			},
-		);
+				bounds,
+			);
+		const outcome = await sendWithRetries(send, {
+			method: request.method,
+			policy: this.retryPolicy,
+			...bounds,
+		});
 		if (outcome.failure === undefined) return outcome.response;
-		// A delete whose earlier answer was lost, and which now finds nothing, has done its job.
-		if (
-			request.method === 'DELETE' &&
-			outcome.earlierAttemptMayHaveActed &&
-			outcome.failure.status === 404
-		) {
-			return { body: undefined, headers: {}, statusCode: 204 };
-		}
-		throw this.toError(
-			outcome.failure,
-			request,
-			outcome.attempts,
-			outcome.elapsedMs,
-			options.timeout,
-		);
-	}
-
-	/**
-	 * The time an attempt starting after `waitMs` may take: the usual limit, within the deadline,
-	 * but at least DEADLINE_GRACE_MS (an attempt past the deadline is one the caller still wants).
-	 */
-	private timeoutBefore(deadline: number | undefined, waitMs = 0): number {
-		if (deadline === undefined) return REQUEST_TIMEOUT_MS;
-		const left = deadline + DEADLINE_GRACE_MS - Date.now() - waitMs;
-		return Math.max(DEADLINE_GRACE_MS, Math.min(REQUEST_TIMEOUT_MS, left));
+		throw toNodeApiError(outcome.failure, {
+			node: this.context.getNode(),
+			itemIndex: request.itemIndex,
+			subject: request.subject,
+			method: request.method,
+			attempts: outcome.attempts,
+			elapsedMs: outcome.elapsedMs,
+			maxRetryWaitMs: this.retryPolicy.maxTotalMs,
+		});
 	}
 
 	/** The node this client runs for, to name in errors. */
@@ -154,38 +123,5 @@ export class ServiceClient {
 	/** The credential as the run's requests are sent with it now. */
 	async credentials(): Promise<ICredentialDataDecryptedObject> {
 		return await this.sender.current();
-	}
-
-	private async requireHttpsBaseUrl(itemIndex?: number): Promise<void> {
-		if (!isHttpsAddress(baseUrlOf(await this.credentials()))) {
-			throw new NodeOperationError(
-				this.context.getNode(),
-				'The credential’s Base URL must start with https://',
-				{
-					description:
-						'The Data Service is served over HTTPS only. Open the credential and enter the Base URL of your environment, e.g. https://api.example.com.',
-					itemIndex,
-				},
-			);
-		}
-	}
-
-	private toError(
-		failure: HttpFailure,
-		request: ServiceRequest,
-		attempts: number,
-		elapsedMs: number,
-		timeoutMs = REQUEST_TIMEOUT_MS,
-	) {
-		return toNodeApiError(failure, {
-			node: this.context.getNode(),
-			itemIndex: request.itemIndex,
-			subject: request.subject,
-			method: request.method,
-			attempts,
-			elapsedMs,
-			timeoutMs,
-			maxRetryWaitMs: this.retryPolicy.maxTotalMs,
-		});
 	}
 }

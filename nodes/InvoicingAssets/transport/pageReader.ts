@@ -32,12 +32,6 @@ export interface ListRead {
 	/** The page to start at (a list search's "load more"); FIRST_PAGE when undefined. */
 	startPage?: number;
 	/**
-	 * When true, a list that changes while it is read (its total moves, or a record comes again
-	 * on a later page) throws PagesDoNotAddUpError instead of being read on to its new end, each
-	 * record once: a record may have moved past the pages read.
-	 */
-	failIfListChanges?: boolean;
-	/**
 	 * How many pages may be on their way at once (PAGE_CONCURRENCY when undefined). 1 asks for
 	 * each page only when the caller comes for it, for a caller that may stop at any page and
 	 * wants no request wasted.
@@ -88,9 +82,8 @@ export class ListReadError extends NodeOperationError {
 }
 
 /**
- * The pages of a list do not add up: a short page came before the total it reports, or (with
- * `failIfListChanges`) the list changed while it was read. Records may be missing from what was
- * read; reading again, or a narrower filter, may succeed.
+ * The pages of a list do not add up: a short page came before the total it reports. Records may
+ * be missing from what was read; reading again, or a narrower filter, may succeed.
  */
 export class PagesDoNotAddUpError extends ListReadError {}
 
@@ -124,7 +117,7 @@ const SUBSCRIPTION_LIST: ListShape<Subscription> = {
  * pages (`break`, `return`, its own error), e.g. when a poll's time budget runs out:
  *
  * ```ts
- * const read = { path: paths.invoices, qs: { updatedFrom, updatedTo }, failIfListChanges: true };
+ * const read = { path: paths.invoices, qs: { updatedFrom, updatedTo } };
  * let complete = false;
  * try {
  * 	for await (const page of readPages<Invoice>(client, read)) {
@@ -133,18 +126,16 @@ const SUBSCRIPTION_LIST: ListShape<Subscription> = {
  * 		if (!complete && outOfTime()) break; // stopped short: complete stays false
  * 	}
  * } catch (error) {
- * 	if (error instanceof PagesDoNotAddUpError) return readAgainOrNarrow(); // the list moved
+ * 	if (error instanceof PagesDoNotAddUpError) return readAgainOrNarrow(); // a short page too soon
  * 	throw error;
  * }
  * ```
  *
  * - **Pages**: full pages of MAX_PAGE_SIZE (a Limit below it asks for just that many), cut to
  *   the Limit: Limit 137 costs 2 requests. Each record is given once, in page order; a record a
- *   shifted list gives again is dropped (or, with `failIfListChanges`, the read fails).
+ *   shifted list gives again is dropped.
  * - **The last page** is a short page, or the page that reaches the reported `totalItems`. A list
- *   whose `totalItems` is null or absent is read on until a short page; a short first page that
- *   fills a smaller `pageSize` it reports is the last only if the page after it at that size is
- *   empty (one request more), else the pages do not add up.
+ *   whose `totalItems` is null or absent is read on until a short page.
  * - **Speed**: once a page reports the total, the pages up to it (or to the Limit) are asked for
  *   PAGE_CONCURRENCY at a time (`pagesInFlight`), and at most twice that many pages are held
  *   ahead of the caller; without a total, one at a time. A caller that stops between pages asks
@@ -190,7 +181,6 @@ export async function* readPages<T>(
 
 	const seen = new Set<string>();
 	let given = 0;
-	let firstTotal: number | undefined;
 	let knownTotal: number | undefined = read.totalItems;
 	const failure = (
 		kind: typeof ListReadError,
@@ -242,24 +232,6 @@ export async function* readPages<T>(
 			);
 		}
 		return list;
-	};
-
-	// A first page shorter than asked, without a total, that fills the smaller page size it
-	// reports: the list's end, or a service that serves smaller pages than asked for. The page
-	// after it at that size tells them apart, whichever size the service counts pages by.
-	const followedAtReportedSize = async (list: ListAnswer<T>, asked: number): Promise<boolean> => {
-		const reported = list.pageSize;
-		if (list.whole || list.totalItems !== undefined || reported === undefined) return false;
-		if (reported >= asked || list.items.length !== reported) return false;
-		const page = FIRST_PAGE + 1;
-		const body = await client.request({
-			method: 'GET',
-			path: read.path,
-			qs: { ...read.qs, ...pageQuery(page, reported) },
-			itemIndex: read.itemIndex,
-			deadline: read.deadline,
-		});
-		return readArrivedPage(page, body).items.length > 0;
 	};
 
 	const fill = () => {
@@ -320,17 +292,6 @@ export async function* readPages<T>(
 					`Page ${page} held ${items.length} records where ${pageSize} were asked for, though the service reports ${totalItems} in all.`,
 				);
 			}
-			firstTotal ??= totalItems;
-			if (read.failIfListChanges && totalItems !== undefined && totalItems !== firstTotal) {
-				throw doNotAddUp(
-					`The list changed while it was read: an earlier page reported ${firstTotal} records in all, page ${page} reports ${totalItems}.`,
-				);
-			}
-			if (read.failIfListChanges && fresh.length < items.length) {
-				throw doNotAddUp(
-					`The list changed while it was read: page ${page} gave again ${items.length - fresh.length} records that an earlier page had given.`,
-				);
-			}
 			knownTotal = totalItems ?? knownTotal;
 
 			const records = fresh.slice(0, wanted - given);
@@ -339,11 +300,6 @@ export async function* readPages<T>(
 				list.whole === true ||
 				items.length < pageSize ||
 				(totalItems !== undefined && readSoFar >= totalItems);
-			if (endOfList && page === FIRST_PAGE && (await followedAtReportedSize(list, pageSize))) {
-				throw doNotAddUp(
-					`Page ${page} held ${items.length} records where ${pageSize} were asked for, and the page after it at the page size of ${list.pageSize} the service reported holds more, though a short page should be the last.`,
-				);
-			}
 			if (items.length > pageSize && given < wanted && !endOfList) {
 				throw pagedOtherwise(
 					`Page ${page} held ${items.length} records where ${pageSize} were asked for, without a total that says it holds them all, so the service seems to ignore the “page” and “pageSize” arguments.`,

@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import { RETRYABLE_STATUSES, TRANSIENT_SERVER_STATUSES, UNPROCESSED_STATUSES } from './contract';
 import { readHeader, readRetryAfterMs } from './responses';
-import { failureOfResponse, mayHaveActed, readFailure, type HttpFailure } from './errors';
+import { failureOfResponse, readFailure, type HttpFailure } from './errors';
 
 export interface RetryPolicy {
 	maxAttempts: number;
@@ -20,17 +20,17 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 	maxDelayMs: 8_000,
 };
 
-/**
- * The token request is retried within the same time bound but more often: one refused renewal
- * fails every request of the run, and asking for a token again is harmless.
- */
-export const TOKEN_RETRY_POLICY: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 8 };
+/** How long one attempt may take without a deadline. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** How long an attempt may run past its request's deadline before it is given up. */
+export const DEADLINE_GRACE_MS = 1500;
 
 const IDEMPOTENT_METHODS: IHttpRequestMethods[] = ['GET', 'HEAD', 'PUT', 'DELETE'];
 
 /**
  * A request the service did not act on (429) is always retried. Other "come back later" answers,
- * transient faults and lost connections are retried only where a repeat is harmless: a create
+ * transient faults and network errors are retried only where a repeat is harmless: a create
  * sent twice could make two records.
  */
 export function isRetryable(
@@ -71,20 +71,21 @@ export function nextRetryDelayMs(
 export type Attempts = (
 	| { response: IN8nHttpFullResponse; failure?: undefined }
 	| { response?: IN8nHttpFullResponse; failure: HttpFailure }
-) & {
-	attempts: number;
-	elapsedMs: number;
-	/** Whether an attempt before the last may have been acted on (its answer was lost, or was a fault). */
-	earlierAttemptMayHaveActed: boolean;
-};
+) & { attempts: number; elapsedMs: number };
 
-export interface RetryOptions {
+/** What ends a request's attempts besides its policy. */
+export interface RetryBounds {
+	/** Epoch ms (e.g. a poll's budget): no retry waits past it, and an attempt ends DEADLINE_GRACE_MS after it. */
+	deadline?: number;
+	/** The execution's cancel signal: once it aborts, no retry waits. */
+	signal?: AbortSignal;
+}
+
+export interface RetryOptions extends RetryBounds {
 	method: IHttpRequestMethods;
 	policy?: RetryPolicy;
 	/** Whether sending the request twice is harmless; by default, whether its method is idempotent. */
 	harmlessToRepeat?: boolean;
-	/** Waits before the next attempt (waitUnlessCancelled); false ends the attempts. */
-	wait?: (ms: number) => Promise<boolean>;
 }
 
 /**
@@ -102,38 +103,43 @@ export async function waitUnlessCancelled(ms: number, signal?: AbortSignal): Pro
 }
 
 /**
- * The one retry loop, of the service's requests and of the token request: `send` is tried until
- * it answers below 300 or its failure is not worth another try (nextRetryDelayMs). `send` answers
- * every status itself (ignoreHttpStatusErrors); what it throws is read as a failure too.
+ * The time an attempt may take: REQUEST_TIMEOUT_MS, within the deadline, but at least
+ * DEADLINE_GRACE_MS (an attempt past the deadline is one the caller still wants).
+ */
+function timeoutBefore(deadline: number | undefined): number {
+	if (deadline === undefined) return REQUEST_TIMEOUT_MS;
+	const left = deadline + DEADLINE_GRACE_MS - Date.now();
+	return Math.max(DEADLINE_GRACE_MS, Math.min(REQUEST_TIMEOUT_MS, left));
+}
+
+/**
+ * The one retry loop, of the service's requests and of the token request: `send` (given the time
+ * its attempt may take) is tried until it answers below 300 or its failure is not worth another
+ * try (nextRetryDelayMs, the deadline, the cancel signal). `send` answers every status itself
+ * (ignoreHttpStatusErrors); what it throws is read as a failure too.
  */
 export async function sendWithRetries(
-	send: () => Promise<IN8nHttpFullResponse>,
-	{ method, policy = DEFAULT_RETRY_POLICY, harmlessToRepeat, wait }: RetryOptions,
+	send: (timeoutMs: number) => Promise<IN8nHttpFullResponse>,
+	{ method, policy = DEFAULT_RETRY_POLICY, harmlessToRepeat, deadline, signal }: RetryOptions,
 ): Promise<Attempts> {
 	const started = Date.now();
-	let earlierAttemptMayHaveActed = false;
 	for (let attempt = 1; ; attempt++) {
 		let response: IN8nHttpFullResponse | undefined;
 		let failure: HttpFailure;
 		try {
-			response = await send();
+			response = await send(timeoutBefore(deadline));
 			if (response.statusCode < 300) {
-				return {
-					response,
-					attempts: attempt,
-					elapsedMs: Date.now() - started,
-					earlierAttemptMayHaveActed,
-				};
+				return { response, attempts: attempt, elapsedMs: Date.now() - started };
 			}
 			failure = failureOfResponse(response);
 		} catch (error) {
 			failure = readFailure(error);
 		}
 		const elapsedMs = Date.now() - started;
-		const outcome = { response, failure, attempts: attempt, elapsedMs, earlierAttemptMayHaveActed };
+		const outcome = { response, failure, attempts: attempt, elapsedMs };
 		const delay = nextRetryDelayMs(failure, method, attempt, elapsedMs, policy, harmlessToRepeat);
 		if (delay === undefined) return outcome;
-		earlierAttemptMayHaveActed ||= mayHaveActed(failure);
-		if (!(await (wait ?? waitUnlessCancelled)(delay))) return outcome;
+		if (deadline !== undefined && Date.now() + delay >= deadline) return outcome;
+		if (!(await waitUnlessCancelled(delay, signal))) return outcome;
 	}
 }

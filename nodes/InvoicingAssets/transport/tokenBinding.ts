@@ -70,8 +70,3 @@ export function tokenFor(credentials: ICredentialDataDecryptedObject): string | 
 	if (!stored.startsWith(prefix) || stored.length === prefix.length) return undefined;
 	return stored.slice(prefix.length);
 }
-
-/** Whether the stored token field holds a token usable with `credentials`. */
-export function holdsUsableToken(credentials: ICredentialDataDecryptedObject): boolean {
-	return tokenFor(credentials) !== undefined;
-}

@@ -67,26 +67,23 @@ function addFault(rule: Omit<FaultRule, 'route'>) {
 }
 
 describe('401: the service refuses the token', () => {
-	test.each([true, false])(
-		'continueOnFail %p: one refresh, one retry, then a clear error',
-		async (continueOnFail) => {
-			const { testbed } = bed;
-			const credential = freshCredential();
-			addFault({ status: 401, times: 2 });
-			const result = await runThree({ continueOnFail, credential });
+	test('one renewal, one resend, then a clear error for the item', async () => {
+		const { testbed } = bed;
+		const credential = freshCredential();
+		expect((await runThree({ continueOnFail: false, credential })).error).toBeUndefined();
+		testbed.sim.log.reset();
+		addFault({ status: 401, times: 2 });
+		const result = await runThree({ continueOnFail: true, credential });
 
-			const message = 'The service refused the access token';
-			if (continueOnFail) expectItemFailed(result, 0, message);
-			else expectNodeFailed(result, message);
-			// The first token, and exactly one refresh after the first refusal.
-			expect(testbed.sim.log.tokensIssued()).toBe(2);
-			expect(testbed.sim.log.count('invoices.get', { status: 401 })).toBe(2);
-			expect(testbed.sim.log.count('invoices.get', { status: 200 })).toBe(continueOnFail ? 2 : 0);
-			expectNoSecrets(testbed, result);
-		},
-	);
+		expectItemFailed(result, 0, 'The service refused the access token');
+		// Exactly one renewal after the first refusal; the other items go with its token.
+		expect(testbed.sim.log.tokensIssued()).toBe(1);
+		expect(testbed.sim.log.count('invoices.get', { status: 401 })).toBe(2);
+		expect(testbed.sim.log.count('invoices.get', { status: 200 })).toBe(2);
+		expectNoSecrets(testbed, result);
+	});
 
-	test('a sandbox key against the production Base URL: refused after one refresh, with a hint', async () => {
+	test('a sandbox key against the production Base URL: its new token refused, with a hint', async () => {
 		const { testbed } = bed;
 		const credential = freshCredential(testbed.sim.defaultSandboxClient, {
 			baseUrl: testbed.sim.serviceUrl,
@@ -95,45 +92,34 @@ describe('401: the service refuses the token', () => {
 
 		expectNodeFailed(result, 'The service refused the access token');
 		expect(result.error?.description).toContain('same environment');
-		expect(testbed.sim.log.tokensIssued()).toBe(2);
+		// A token obtained for the request and refused is not renewed again.
+		expect(testbed.sim.log.tokensIssued()).toBe(1);
 		expect(testbed.sim.log.entries({ route: 'invoices.get' }).map((entry) => entry.status)).toEqual(
-			[401, 401],
+			[401],
 		);
 		expectNoSecrets(testbed, result, [testbed.sim.defaultSandboxClient.clientSecret]);
 	});
 });
 
-describe('403: the key may not read this', () => {
-	test.each([true, false])(
-		'continueOnFail %p: not retried, clear message',
-		async (continueOnFail) => {
-			const { testbed } = bed;
-			addFault({ status: 403, times: 1 });
-			const result = await runThree({ continueOnFail, credential: freshCredential() });
+test('403: not retried, and no renewal, with a clear message', async () => {
+	const { testbed } = bed;
+	addFault({ status: 403, times: 1 });
+	const result = await runThree({ continueOnFail: false, credential: freshCredential() });
 
-			const message = 'The API key is not allowed to do this';
-			if (continueOnFail) expectItemFailed(result, 0, message);
-			else expectNodeFailed(result, message);
-			expect(testbed.sim.log.count('invoices.get', { status: 403 })).toBe(1);
-			// A 403 is not a token problem: the first token, and no refresh.
-			expect(testbed.sim.log.tokensIssued()).toBe(1);
-			expectNoSecrets(testbed, result);
-		},
-	);
+	expectNodeFailed(result, 'The API key is not allowed to do this');
+	expect(testbed.sim.log.count('invoices.get', { status: 403 })).toBe(1);
+	// A 403 is not a token problem: the first token, and no renewal.
+	expect(testbed.sim.log.tokensIssued()).toBe(1);
+	expectNoSecrets(testbed, result);
 });
 
-describe('404: no such invoice', () => {
-	test.each([true, false])('continueOnFail %p: the invoice is named', async (continueOnFail) => {
-		const numbers = invoiceNumbers();
-		numbers[1] = 'INV-0999999';
-		const result = await runThree({ continueOnFail, numbers });
+test('404: not retried, and the invoice is named', async () => {
+	const numbers = invoiceNumbers();
+	numbers[1] = 'INV-0999999';
+	const result = await runThree({ continueOnFail: true, numbers });
 
-		const message = "Invoice 'INV-0999999' was not found";
-		if (continueOnFail) expectItemFailed(result, 1, message);
-		else expectNodeFailed(result, message, 1);
-		// 404 is final: one request for the missing invoice.
-		expect(bed.testbed.sim.log.count('invoices.get', { status: 404 })).toBe(1);
-	});
+	expectItemFailed(result, 1, "Invoice 'INV-0999999' was not found");
+	expect(bed.testbed.sim.log.count('invoices.get', { status: 404 })).toBe(1);
 });
 
 describe('429: the service limits the rate', () => {
@@ -163,32 +149,17 @@ describe('429: the service limits the rate', () => {
 		expect(retried.receivedAtMs).toBeGreaterThanOrEqual(Math.floor(until.getTime() / 1000) * 1000);
 	});
 
-	test.each([true, false])(
-		'continueOnFail %p: a limit that does not lift ends after a bounded number of attempts',
-		async (continueOnFail) => {
-			const { testbed } = bed;
-			addFault({ status: 429, retryAfter: 0, times: 5 });
-			const result = await runThree({ continueOnFail });
-
-			const message = 'The service is limiting the request rate';
-			if (continueOnFail) {
-				expectItemFailed(result, 0, message);
-				expect(jsonOf(result)[0].details).toContain('Tried 5 times');
-			} else {
-				expectNodeFailed(result, message);
-				expect(result.error?.description).toContain('Lower the node’s Concurrency option');
-			}
-			expect(testbed.sim.log.count('invoices.get', { status: 429 })).toBe(5);
-		},
-	);
-	test('a limit that does not lift says the node waited as the service asked', async () => {
+	test('a limit that does not lift ends after a bounded number of attempts, saying the node waited as asked', async () => {
+		const { testbed } = bed;
 		addFault({ status: 429, retryAfter: 0, times: 5 });
-		const result = await runThree({ continueOnFail: false });
+		const result = await runThree({ continueOnFail: true });
 
-		expectNodeFailed(result, 'The service is limiting the request rate');
-		expect(result.error?.description).toContain(
-			'The node waited as the service asked and retried, without success.',
-		);
+		expectItemFailed(result, 0, 'The service is limiting the request rate');
+		const { details } = jsonOf(result)[0];
+		expect(details).toContain('The node waited as the service asked and retried, without success.');
+		expect(details).toContain('Lower the node’s Concurrency option');
+		expect(details).toContain('Tried 5 times');
+		expect(testbed.sim.log.count('invoices.get', { status: 429 })).toBe(5);
 	});
 });
 
@@ -234,22 +205,16 @@ describe('500: the service fails', () => {
 		);
 	});
 
-	test.each([true, false])(
-		'continueOnFail %p: a lasting fault ends after 5 attempts with a clear error',
-		async (continueOnFail) => {
-			const { testbed } = bed;
-			addFault({ status: 500, times: 5 });
-			const result = await runThree({ continueOnFail });
+	test('a lasting fault ends after 5 attempts with n8n’s wording, the service’s message and the attempts', async () => {
+		const { testbed } = bed;
+		addFault({ status: 500, times: 5 });
+		const result = await runThree({ continueOnFail: false });
 
-			const message = 'The service failed to process the request (HTTP 500)';
-			if (continueOnFail) expectItemFailed(result, 0, message);
-			else expectNodeFailed(result, message);
-			const details = continueOnFail ? jsonOf(result)[0].details : result.error?.description;
-			expect(details).toContain('Simulated 500 response');
-			expect(details).toContain('Tried 5 times');
-			expect(testbed.sim.log.count('invoices.get', { status: 500 })).toBe(5);
-		},
-	);
+		expectNodeFailed(result, 'The service was not able to process your request');
+		expect(result.error?.description).toContain('Simulated 500 response');
+		expect(result.error?.description).toContain('Tried 5 times');
+		expect(testbed.sim.log.count('invoices.get', { status: 500 })).toBe(5);
+	});
 
 	test('a dropped connection is retried like a fault', async () => {
 		const { testbed } = bed;
@@ -259,6 +224,17 @@ describe('500: the service fails', () => {
 		expect(result.items).toHaveLength(3);
 		expect(testbed.sim.log.count('invoices.get')).toBe(4);
 	});
+});
+
+test('a redirect is not followed, so the token goes nowhere else; the error names where it pointed', async () => {
+	const { testbed } = bed;
+	const elsewhere = `${testbed.sim.serviceUrl}/elsewhere`;
+	addFault({ status: 307, headers: { location: elsewhere }, times: 1 });
+	const result = await runThree({ continueOnFail: false });
+
+	expectNodeFailed(result, 'The service answered with a redirect (HTTP 307)');
+	expect(result.error?.description).toContain(`It points to ${elsewhere}.`);
+	expect(testbed.sim.log.count('unknown')).toBe(0);
 });
 
 test('Get Many: a failing page fails the item, and the other items still list', async () => {

@@ -126,7 +126,7 @@ describe('Subscription → Create', () => {
 		const { testbed } = bed;
 		testbed.sim.faults.add({ route: 'subscriptions.create', status: 500, times: 1 });
 		const result = await run(testbed, create());
-		expect(result.error?.message).toBe('The service failed to process the request (HTTP 500)');
+		expect(result.error?.message).toBe('The service was not able to process your request');
 		expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
 	});
 
@@ -141,7 +141,9 @@ describe('Subscription → Create', () => {
 		});
 		const result = await run(testbed, create());
 
-		expect(result.error?.message).toBe('The service failed to process the request (HTTP 503)');
+		expect(result.error?.message).toBe(
+			'Service unavailable - try again later or consider setting this node to retry automatically (in the node settings)',
+		);
 		expect(result.error?.description).toContain(
 			'The service may have done what was asked before the failure: check (e.g. with Get Many) before running the node again.',
 		);
@@ -182,7 +184,8 @@ describe('Subscription → Create', () => {
 		testbed.sim.faults.add({ route: 'subscriptions.create', latencyMs: 2000, times: 1 });
 		const result = await run(testbed, create()).finally(() => timeouts.restore());
 
-		expect(result.error?.message).toBe('The service did not answer within 30 s');
+		// n8n's wording for the timeout's code (ECONNABORTED).
+		expect(result.error?.message).toBe('The connection was aborted, perhaps the server is offline');
 		expect(result.error?.description).toContain('may have done what was asked');
 		expect(
 			timeouts.shortened.filter((call) => call.endsWith('/subscription/v1/subscription')),
@@ -324,25 +327,6 @@ describe('Subscription → Get Many and Delete', () => {
 		expect(pairedIndexes(removed)).toEqual([0, 1]);
 		expect(testbed.sim.subscriptions.list().map((entry) => entry.id)).not.toContain(first.id);
 		expect(testbed.sim.subscriptions.list().map((entry) => entry.id)).not.toContain(second.id);
-	});
-
-	test('a delete whose answer was lost is retried and, finding nothing left, answers { deleted: true }', async () => {
-		const { testbed } = bed;
-		const [first] = await createThree();
-		testbed.sim.faults.add({
-			route: 'subscriptions.delete',
-			drop: true,
-			afterHandling: true,
-			times: 1,
-		});
-		const result = await run(testbed, remove(first.id));
-
-		expect(result.error).toBeUndefined();
-		expect(jsonOf(result)).toEqual([{ deleted: true }]);
-		expect(
-			testbed.sim.log.entries({ route: 'subscriptions.delete' }).map((entry) => entry.status),
-		).toEqual([null, 404]);
-		expect(testbed.sim.subscriptions.list()).toHaveLength(2);
 	});
 
 	test('deleting an unknown subscription names it', async () => {

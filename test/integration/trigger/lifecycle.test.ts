@@ -208,8 +208,12 @@ describe('a subscription deleted out of band', () => {
 
 describe('a failed create', () => {
 	test.each([
-		['a 500 answer', { status: 500 }, 'The service failed to process the request (HTTP 500)'],
-		['a dropped connection', { drop: true }, 'The service could not be reached'],
+		['a 500 answer', { status: 500 }, 'The service was not able to process your request'],
+		[
+			'a dropped connection',
+			{ drop: true },
+			'The connection to the server was closed unexpectedly, perhaps it is offline',
+		],
 	])(
 		'%s: publish fails, the cleanup delete with empty static data succeeds, nothing is left',
 		async (_name, fault, message) => {
@@ -343,7 +347,7 @@ describe('a failed create', () => {
 			(error: Error & { description?: string }) => error,
 		);
 		expect(failure?.message).toBe(
-			'The service failed to process the request (HTTP 500); the node could not check whether the service created the subscription anyway: publishing the workflow again deletes any subscription this trigger left at its webhook URL',
+			'The service was not able to process your request; the node could not check whether the service created the subscription anyway: publishing the workflow again deletes any subscription this trigger left at its webhook URL',
 		);
 		expect(failure?.description).toContain(
 			'could not check whether the service created the subscription anyway',
@@ -531,7 +535,9 @@ describe('Listen for test event', () => {
 	test('a failed test registration leaves nothing behind', async () => {
 		host = await startHost(testbed);
 		testbed.sim.faults.add({ route: 'subscriptions.create', status: 502, times: 1 });
-		await expect(host.listenForTestEvent()).rejects.toThrow('HTTP 502');
+		await expect(host.listenForTestEvent()).rejects.toThrow(
+			'Bad gateway - the service failed to handle your request',
+		);
 		expect(host.listening).toBe(false);
 		expect(testbed.sim.subscriptions.list()).toEqual([]);
 	});

@@ -4,21 +4,17 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { ServiceClient } from '../../../nodes/InvoicingAssets/transport';
 import { actionNode, credentialWithToken } from '../fixtures';
 
-const node = actionNode;
-
 /** A context whose service always answers 429 with `Retry-After: 30`. */
 function rateLimitedContext(signal: AbortSignal) {
 	let requests = 0;
 	const context = {
-		getNode: () => node,
+		getNode: () => actionNode,
 		getCredentials: async () => credentialWithToken(),
 		getExecutionCancelSignal: () => signal,
 		helpers: {
 			httpRequestWithAuthentication: async () => {
 				requests += 1;
-				throw Object.assign(new Error('HTTP 429'), {
-					response: { status: 429, data: null, headers: { 'retry-after': '30' } },
-				});
+				return { statusCode: 429, headers: { 'retry-after': '30' }, body: null };
 			},
 		},
 	} as unknown as IExecuteFunctions;
