@@ -41,7 +41,7 @@ export const concurrencyOption: INodeProperties = {
 	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
 	default: DEFAULT_CONCURRENCY,
 	description:
-		'How many input items are sent to the service at the same time. Lower it if the service limits your request rate.',
+		'How many input items to send to the service at the same time (lower it if the service limits your request rate)',
 };
 
 /** The Options of the operations that read records: Concurrency and Simplify. */
@@ -109,14 +109,14 @@ export function updatedRangeFilters(records: string): INodeProperties[] {
 			name: 'updatedAfter',
 			type: 'dateTime',
 			default: '',
-			description: `Only ${records} last changed at or after this time. A time without a zone is read in the workflow’s time zone.`,
+			description: `Only ${records} last changed at or after this time (without a zone, in the workflow’s time zone)`,
 		},
 		{
 			displayName: 'Updated Before',
 			name: 'updatedBefore',
 			type: 'dateTime',
 			default: '',
-			description: `Only ${records} last changed at or before this time. A time without a zone is read in the workflow’s time zone.`,
+			description: `Only ${records} last changed at or before this time (without a zone, in the workflow’s time zone)`,
 		},
 	];
 }

@@ -293,9 +293,7 @@ describe('repeated deliveries', () => {
 		expect(Object.keys(host.nodeStaticData).sort()).toEqual([
 			'baseUrl',
 			'clientId',
-			'createdAt',
 			'deliveryKeyHash',
-			'registeredFor',
 			'subscriptionId',
 			'workflowId',
 		]);

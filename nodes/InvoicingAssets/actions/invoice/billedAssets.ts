@@ -16,7 +16,7 @@ export const includeBilledAssetsOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		'Whether to fetch the managed assets the invoice’s lines bill and add them as "assets", once each, in line order. An asset that no longer exists is null there; its ID and the reason are listed in "missingAssets".',
+		'Whether to add the managed assets the invoice’s lines bill as "assets" (one that no longer exists is null, and listed in "missingAssets")',
 };
 
 /** The Options of Invoice Get and Get Many. */

@@ -51,7 +51,7 @@ const properties: INodeProperties[] = [
 				type: 'dateTime',
 				default: '',
 				description:
-					'Only invoices issued at or after this time. A time without a zone is read in the workflow’s time zone.',
+					'Only invoices issued at or after this time (without a zone, in the workflow’s time zone)',
 			},
 			{
 				displayName: 'Issued Before',
@@ -59,7 +59,7 @@ const properties: INodeProperties[] = [
 				type: 'dateTime',
 				default: '',
 				description:
-					'Only invoices issued at or before this time. A time without a zone is read in the workflow’s time zone.',
+					'Only invoices issued at or before this time (without a zone, in the workflow’s time zone)',
 			},
 			{
 				displayName: 'Status',
