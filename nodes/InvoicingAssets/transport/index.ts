@@ -119,14 +119,6 @@ export class ServiceClient {
 			},
 		);
 		if (outcome.failure === undefined) return outcome.response;
-		// A delete whose earlier answer was lost, and which now finds nothing, has done its job.
-		if (
-			request.method === 'DELETE' &&
-			outcome.earlierAttemptMayHaveActed &&
-			outcome.failure.status === 404
-		) {
-			return { body: undefined, headers: {}, statusCode: 204 };
-		}
 		throw this.toError(
 			outcome.failure,
 			request,
