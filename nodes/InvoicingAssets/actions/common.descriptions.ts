@@ -1,6 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from '../transport/contract';
+import type { Operation, Resource } from './types';
 
 export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 32;
@@ -22,9 +22,6 @@ export const limitProperty: INodeProperties = {
 	description: 'Max number of results to return',
 	displayOptions: { show: { returnAll: [false] } },
 };
-
-/** What Return All can do now against a list that pages differently from the contract. */
-export const FIRST_RECORDS_ADVICE = `To get the first records now, turn off Return All and set a Limit of at most ${MAX_PAGE_SIZE}.`;
 
 export const simplifyOption: INodeProperties = {
 	displayName: 'Simplify',
@@ -126,4 +123,25 @@ export function statusOptions(statuses: readonly string[]): INodePropertyOptions
 	return statuses
 		.map((status) => ({ name: status.charAt(0).toUpperCase() + status.slice(1), value: status }))
 		.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** A resource's Operation parameter (its first choice by default), then its operations' parameters. */
+export function resourceDescription(
+	resource: Resource,
+	operations: Record<string, Operation>,
+	choices: Array<INodePropertyOptions & { description: string; action: string }>,
+	defaultOperation = String(choices[0].value),
+): INodeProperties[] {
+	return [
+		{
+			displayName: 'Operation',
+			name: 'operation',
+			type: 'options',
+			noDataExpression: true,
+			displayOptions: { show: { resource: [resource] } },
+			options: choices,
+			default: defaultOperation,
+		},
+		...Object.values(operations).flatMap((operation) => operation.description),
+	];
 }
