@@ -76,18 +76,10 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	return { ...ACKNOWLEDGED, workflowData: [this.helpers.returnJsonArray(item)] };
 }
 
-/**
- * How often, at most, webhook() reads a trigger's credential (in this n8n process) to see whether
- * its subscription was made with an API key the credential no longer holds: rarely enough to keep
- * the delivery path fast, often enough to be seen in the day the README leaves before the old key
- * is deleted.
- */
+/** How often at most a trigger's credential is read on delivery: rarely, to keep deliveries fast. */
 const KEY_CHECK_INTERVAL_MS = 5 * 60_000;
 
-/**
- * When the credential was last read, per trigger (workflow, node and URL) and subscription: a new
- * subscription (a publish) is checked at its first delivery.
- */
+/** When the credential was last read, per trigger and subscription (a new one is read at once). */
 const lastKeyChecks = new Map<string, number>();
 
 /**
@@ -101,7 +93,6 @@ async function warnIfMadeWithAnotherKey(
 	trigger: string,
 	stored: StoredSubscription,
 ): Promise<void> {
-	if (stored.clientId === undefined) return;
 	const now = Date.now();
 	const checked = `${trigger} ${stored.subscriptionId}`;
 	const last = lastKeyChecks.get(checked);

@@ -1,3 +1,5 @@
+import type { IWebhookFunctions } from 'n8n-workflow';
+
 /**
  * The memory behind "Ignore Repeated Deliveries": the last event IDs let in, per trigger (its
  * workflow, node and URL, production or test), in this n8n process. Per trigger, not per
@@ -34,19 +36,13 @@ export function isFirstDelivery(trigger: string, eventId: string): boolean {
 	return true;
 }
 
-interface ResponseEvents {
-	statusCode: number;
-	writableFinished: boolean;
-	once(event: 'close', listener: () => void): unknown;
-}
-
 /**
  * The service retries any delivery it did not see answered 2xx. When n8n fails to start the
  * execution after webhook() let an event in (and answers 5xx), or the connection drops first,
  * the event is forgotten so that the retry runs it: a delivery is repeated rather than lost.
  */
 export function forgetUnlessAcknowledged(
-	response: ResponseEvents,
+	response: ReturnType<IWebhookFunctions['getResponseObject']>,
 	trigger: string,
 	eventId: string,
 ) {

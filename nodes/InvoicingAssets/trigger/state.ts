@@ -8,11 +8,9 @@ import type {
 import { baseUrlOf, clientIdOf } from '../transport/tokenBinding';
 
 /**
- * What the trigger keeps in its node static data: the ID of the subscription it created and the
- * SHA-256 (hex) of that subscription's delivery key, never the key; and the subscriptions it had
- * to leave to an API key the credential no longer holds (retiring, see below). Only the lifecycle
- * methods (checkExists, create, delete) write it; webhook() only reads it. Also whose a stored
- * subscription is, and the trigger's lines in n8n's log.
+ * What the trigger keeps in its node static data: its subscription's ID and the SHA-256 (hex) of
+ * its delivery key, never the key, and the retiring subscriptions of a replaced key. Only
+ * checkExists, create and delete write it; webhook() reads it. Also whose a subscription is.
  */
 
 /** Each field of the stored subscription is the static data entry of its name. */
@@ -31,10 +29,8 @@ export interface StoredSubscription {
 }
 
 /**
- * A subscription of an API key or Base URL the credential no longer holds (the key was replaced,
- * the environment switched), which the current key could not delete: it ends with its own key.
- * Its deliveries are let in until `endsBy` (delivery.ts), for the service's retries of what it
- * could not deliver while the workflow was being unpublished and published.
+ * A subscription of an API key or Base URL the credential no longer holds, which the current key
+ * could not delete: it ends with its own key, and its deliveries are let in until `endsBy`.
  */
 export interface RetiringSubscription {
 	subscriptionId: string;

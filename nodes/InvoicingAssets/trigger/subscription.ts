@@ -49,14 +49,14 @@ export const WEBHOOK_NAME = 'default';
  * events, or not listed, in case the list does not show everything. One of another workflow or
  * another API key is left to its owner (endStoredSubscription).
  */
-export async function subscriptionExists(context: IHookFunctions): Promise<boolean> {
-	const staticData = context.getWorkflowStaticData('node');
-	const client = new ServiceClient(context);
+export async function subscriptionExists(this: IHookFunctions): Promise<boolean> {
+	const staticData = this.getWorkflowStaticData('node');
+	const client = new ServiceClient(this);
 	const stored = readStoredSubscription(staticData);
 	if (!stored) return false;
 	const credentials = await client.credentials();
-	if (ownershipOf(stored, context.getWorkflow().id, credentials).owner !== 'this trigger') {
-		await endStoredSubscription(context, client, staticData);
+	if (ownershipOf(stored, this.getWorkflow().id, credentials).owner !== 'this trigger') {
+		await endStoredSubscription(this, client, staticData);
 		return false;
 	}
 	const listed = await listSubscriptions(client);
@@ -68,12 +68,12 @@ export async function subscriptionExists(context: IHookFunctions): Promise<boole
 	}
 	if (
 		ours &&
-		sameAddress(ours.notificationUrl, context.getNodeWebhookUrl(WEBHOOK_NAME)) &&
-		sameEventTypes(ours.eventTypes, requireEventTypes(context))
+		sameAddress(ours.notificationUrl, this.getNodeWebhookUrl(WEBHOOK_NAME)) &&
+		sameEventTypes(ours.eventTypes, requireEventTypes(this))
 	) {
 		return true;
 	}
-	await removeSubscription(context, client, stored.subscriptionId);
+	await removeSubscription(this, client, stored.subscriptionId);
 	forgetSubscription(staticData);
 	return false;
 }
@@ -82,16 +82,16 @@ export async function subscriptionExists(context: IHookFunctions): Promise<boole
  * create: a new subscription with a new delivery key; stores the ID and the key's SHA-256 only,
  * and gives a replaced key's subscriptions the service's time of their replacement (state.ts).
  */
-export async function createSubscription(context: IHookFunctions): Promise<void> {
-	const webhookUrl = requireHttpsWebhookUrl(context);
-	const eventTypes = requireEventTypes(context);
-	const staticData = context.getWorkflowStaticData('node');
-	const client = new ServiceClient(context);
-	await endStoredSubscription(context, client, staticData);
+export async function createSubscription(this: IHookFunctions): Promise<boolean> {
+	const webhookUrl = requireHttpsWebhookUrl(this);
+	const eventTypes = requireEventTypes(this);
+	const staticData = this.getWorkflowStaticData('node');
+	const client = new ServiceClient(this);
+	await endStoredSubscription(this, client, staticData);
 
 	const credentials = await client.credentials();
 	const deliveryKey = generateDeliveryKey();
-	const description = String(context.getNodeParameter('options.description', '')).trim();
+	const description = String(this.getNodeParameter('options.description', '')).trim();
 	const request: SubscriptionRequest = {
 		notificationUrl: withDeliveryKey(webhookUrl, deliveryKey),
 		eventTypes,
@@ -104,41 +104,34 @@ export async function createSubscription(context: IHookFunctions): Promise<void>
 				id: readCreatedSubscriptionId(response.body),
 				madeAt: readHttpDate(readHeader(response.headers, SERVICE_TIME_HEADER)),
 			}),
-			async (error: unknown) => await adoptLostCreate(context, client, deliveryKey, error),
+			async (error: unknown) => await adoptLostCreate(this, client, deliveryKey, error),
 		);
 	const made =
 		created.id === undefined
-			? await adoptLostCreate(context, client, deliveryKey, undefined)
+			? await adoptLostCreate(this, client, deliveryKey, undefined)
 			: created;
 	storeSubscription(staticData, {
 		subscriptionId: made.id ?? '',
 		deliveryKeyHash: hashDeliveryKey(deliveryKey),
-		workflowId: context.getWorkflow().id,
+		workflowId: this.getWorkflow().id,
 		clientId: clientIdOf(credentials),
 		baseUrl: baseUrlOf(credentials),
 	});
 	if (made.madeAt !== undefined) {
 		noteReplacement(staticData, toServiceTimestamp(new Date(made.madeAt)), retiringEnd());
 	}
+	return true;
 }
 
 /**
  * delete: removes the stored subscription (already gone counts as removed) and forgets it; one
  * another key made may be left to end with its key (endStoredSubscription).
  */
-export async function deleteSubscription(context: IHookFunctions): Promise<void> {
-	const client = new ServiceClient(context);
-	await endStoredSubscription(context, client, context.getWorkflowStaticData('node'));
+export async function deleteSubscription(this: IHookFunctions): Promise<boolean> {
+	const client = new ServiceClient(this);
+	await endStoredSubscription(this, client, this.getWorkflowStaticData('node'));
+	return true;
 }
-
-/* ------------------------------------------------------------- the webhook URL and events */
-
-const HTTPS_FIX =
-	'The Data Service delivers events only over HTTPS secured with TLS 1.2 or later; it refuses plain http addresses. ' +
-	'To fix it, give n8n a public https address: set N8N_WEBHOOK_URL to it (for example https://n8n.example.com/), ' +
-	'or serve n8n over HTTPS itself with N8N_PROTOCOL=https plus N8N_SSL_KEY and N8N_SSL_CERT, ' +
-	'or put n8n behind a TLS-terminating reverse proxy and set N8N_WEBHOOK_URL to the proxy’s https address. ' +
-	'The editor’s test URL (used while you test this step with "Execute step") follows the same rule as the production URL.';
 
 /** n8n's webhook URL for this trigger; refused unless it is https, because the service delivers nowhere else. */
 function requireHttpsWebhookUrl(context: IHookFunctions): string {
@@ -149,7 +142,9 @@ function requireHttpsWebhookUrl(context: IHookFunctions): string {
 			context.getNode(),
 			// n8n shows only the message of a failed publish: it says the fix too.
 			`The ${which} webhook URL must start with https://: set N8N_WEBHOOK_URL to n8n’s public https address`,
-			{ description: `n8n’s ${which} webhook URL for this trigger is ${webhookUrl}. ${HTTPS_FIX}` },
+			{
+				description: `n8n’s ${which} webhook URL for this trigger is ${webhookUrl}, but the Data Service delivers only over HTTPS (TLS 1.2 or later). Set N8N_WEBHOOK_URL to n8n’s public https address (e.g. behind a TLS-terminating reverse proxy), or serve n8n over HTTPS with N8N_PROTOCOL=https, N8N_SSL_KEY and N8N_SSL_CERT: see "Setting up n8n's address" in the README.`,
+			},
 		);
 	}
 	return webhookUrl;
@@ -188,13 +183,10 @@ function sameAddress(notificationUrl: unknown, webhookUrl: string | undefined): 
 	return listed === undefined || current === undefined || listed === current;
 }
 
-/* ------------------------------------------------------------------ a create's lost answer */
-
 /**
- * The create call failed, or succeeded without an ID the node can read: the service may have
- * made the subscription all the same (an answer lost on the way back). Only this call knows the
- * new delivery key, so a listed subscription that carries it is this trigger's: it is adopted.
- * Otherwise the create's failure is thrown, and n8n tries again.
+ * The create failed, or answered without a readable ID: the service may have made the subscription
+ * all the same. Only this call knows the new key, so a listed subscription carrying it is adopted;
+ * otherwise the create's failure is thrown, and n8n tries again.
  */
 async function adoptLostCreate(
 	context: IHookFunctions,
@@ -222,8 +214,6 @@ async function adoptLostCreate(
 	);
 }
 
-/* ------------------------------------------------------------------- ending a subscription */
-
 /**
  * Ends the stored subscription and forgets it, so that publishing and unpublishing never fail
  * because of whose it is. This trigger's is deleted (a failure is thrown, and it stays stored);
@@ -247,12 +237,9 @@ async function endStoredSubscription(
 }
 
 /**
- * A subscription another API key (or Base URL) made. The contract has it belong to that key, so
- * that the current key's delete is answered "not found"; should the service let the current key
- * delete it after all, it is deleted. Otherwise it ends with its own key, and is kept as retiring
- * (state.ts): its deliveries are let in for DELIVERY_RETRIES_END_WITHIN_MS after its replacement,
- * for the service's retries of what fell between unpublish and publish. Nothing here is thrown:
- * n8n's log says it.
+ * A subscription another API key (or Base URL) made: the contract lets only that key delete it.
+ * Unless the current key can after all, it is kept as retiring (state.ts), so that the service's
+ * retries of what fell between unpublish and publish are let in. Nothing is thrown: the log says it.
  */
 async function leaveToItsKey(
 	context: IHookFunctions,
@@ -282,7 +269,7 @@ async function leaveToItsKey(
 	);
 }
 
-/** When a replaced key's subscription is refused, if it is retired or replaced now. */
+/** When a replaced key's subscription is refused, counted from its retirement or replacement now. */
 function retiringEnd(): string {
 	return toServiceTimestamp(new Date(Date.now() + DELIVERY_RETRIES_END_WITHIN_MS));
 }
