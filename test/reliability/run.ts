@@ -56,8 +56,7 @@ import {
 	type RunContext,
 	type Sizes,
 } from './support';
-import { keyRotationCheck } from './keys';
-import { identityFaultsCheck, leftoversCheck } from './leftovers';
+import { identityFaultsCheck } from './token-faults';
 import { tokenCheck } from './token';
 import { versusHttpRequestCheck } from './versus-http-request';
 
@@ -77,10 +76,8 @@ const CHECKS: Check[] = [
 	{ id: 'token', item: '5 token', usesMainN8n: true, run: tokenCheck },
 	{ id: 'token-faults', item: '5 token', usesMainN8n: false, run: identityFaultsCheck },
 	{ id: 'publish', item: '1 soak', usesMainN8n: true, run: defaultModeCyclesCheck },
-	{ id: 'keys', item: '1 soak', usesMainN8n: true, run: keyRotationCheck },
 	{ id: 'soak', item: '1 soak', usesMainN8n: false, run: soakCheck },
 	{ id: 'polling', item: '8 polling', usesMainN8n: false, run: pollingSoakCheck },
-	{ id: 'leftovers', item: '1 soak', usesMainN8n: false, run: leftoversCheck },
 	{ id: 'hygiene', item: '7 secrets', usesMainN8n: false, run: hygieneCheck },
 ];
 
