@@ -161,20 +161,6 @@ describe('publish and unpublish', () => {
 });
 
 describe('a subscription deleted out of band', () => {
-	test('checkExists answers false and clears the static data', async () => {
-		host = await startHost(testbed);
-		await host.publish();
-		const { id } = onlySubscription(testbed);
-		testbed.sim.subscriptions.delete(id);
-
-		expect(await host.call('checkExists')).toBe(false);
-		expect(host.nodeStaticData).toEqual({});
-		// The delete is sent all the same; the service answers that it does not know the subscription.
-		expect(testbed.sim.log.entries({ route: 'subscriptions.delete' })).toEqual([
-			expect.objectContaining({ params: { id }, status: 404, errorCode: 'subscription_not_found' }),
-		]);
-	});
-
 	test('one the list leaves out is deleted before it is forgotten, so none is orphaned', async () => {
 		host = await startHost(testbed);
 		await host.publish();
