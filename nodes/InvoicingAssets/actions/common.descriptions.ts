@@ -98,6 +98,18 @@ export function recordLocator(record: {
 	};
 }
 
+/** The "Customer Number" filter of a Get Many; `records` as in "Only the invoices". */
+export function customerNumberFilter(records: string): INodeProperties {
+	return {
+		displayName: 'Customer Number',
+		name: 'customerNumber',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. CUST-10001',
+		description: `Only ${records} of this customer`,
+	};
+}
+
 /** The "Updated After" / "Updated Before" filters of a Get Many; `records` as in "Only invoices". */
 export function updatedRangeFilters(records: string): INodeProperties[] {
 	return [

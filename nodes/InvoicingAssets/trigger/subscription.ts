@@ -97,21 +97,18 @@ export async function createSubscription(this: IHookFunctions): Promise<boolean>
 		eventTypes,
 		description: description === '' ? null : description,
 	};
-	const created = await client
+	const made = await client
 		.requestFull({ method: 'POST', path: paths.subscriptions, body: { ...request } })
 		.then(
-			(response) => ({
-				id: readCreatedSubscriptionId(response.body),
-				madeAt: readHttpDate(readHeader(response.headers, SERVICE_TIME_HEADER)),
-			}),
+			async (response) => {
+				const id = readCreatedSubscriptionId(response.body);
+				const madeAt = readHttpDate(readHeader(response.headers, SERVICE_TIME_HEADER));
+				return id ? { id, madeAt } : await adoptLostCreate(this, client, deliveryKey, undefined);
+			},
 			async (error: unknown) => await adoptLostCreate(this, client, deliveryKey, error),
 		);
-	const made =
-		created.id === undefined
-			? await adoptLostCreate(this, client, deliveryKey, undefined)
-			: created;
 	storeSubscription(staticData, {
-		subscriptionId: made.id ?? '',
+		subscriptionId: made.id,
 		deliveryKeyHash: hashDeliveryKey(deliveryKey),
 		workflowId: this.getWorkflow().id,
 		clientId: clientIdOf(credentials),

@@ -6,7 +6,7 @@ import {
 	type Invoice,
 	type InvoiceFilters,
 } from '../../transport/contract';
-import { statusOptions, updatedRangeFilters } from '../common.descriptions';
+import { customerNumberFilter, statusOptions, updatedRangeFilters } from '../common.descriptions';
 import { getManyOperation } from '../records';
 import {
 	isGiven,
@@ -20,14 +20,7 @@ import { invoiceOptions, invoiceOutput } from './billedAssets';
 export const { description, execute } = getManyOperation<Invoice>({
 	resource: 'invoice',
 	filters: [
-		{
-			displayName: 'Customer Number',
-			name: 'customerNumber',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. CUST-10001',
-			description: 'Only the invoices of this customer',
-		},
+		customerNumberFilter('the invoices'),
 		{
 			displayName: 'Issued After',
 			name: 'issuedAfter',

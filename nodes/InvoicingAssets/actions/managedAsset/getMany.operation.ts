@@ -1,7 +1,12 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { ASSET_STATUSES, paths, type Asset, type AssetFilters } from '../../transport/contract';
-import { recordOptions, statusOptions, updatedRangeFilters } from '../common.descriptions';
+import {
+	customerNumberFilter,
+	recordOptions,
+	statusOptions,
+	updatedRangeFilters,
+} from '../common.descriptions';
 import { getManyOperation, simplified } from '../records';
 import { summarizeAsset } from '../simplify';
 import { isGiven, optionalText, readUpdatedRange, requireChoice } from '../validation';
@@ -9,14 +14,7 @@ import { isGiven, optionalText, readUpdatedRange, requireChoice } from '../valid
 export const { description, execute } = getManyOperation<Asset>({
 	resource: 'managedAsset',
 	filters: [
-		{
-			displayName: 'Customer Number',
-			name: 'customerNumber',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. CUST-10001',
-			description: 'Only the assets of this customer',
-		},
+		customerNumberFilter('the assets'),
 		{
 			displayName: 'Serial Number',
 			name: 'serialNumber',
