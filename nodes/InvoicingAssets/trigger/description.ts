@@ -5,7 +5,7 @@ import { ALL_EVENTS, eventTypeOptions } from '../shared/events';
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'The Data Service delivers only to webhook URLs that start with https://. Behind a proxy, set N8N_WEBHOOK_URL to n8n’s public https address.',
+			'The Data Service delivers only to https:// webhook URLs (TLS 1.2 or later). Behind a proxy, set N8N_WEBHOOK_URL to n8n’s public https address.',
 		name: 'httpsNotice',
 		type: 'notice',
 		default: '',

@@ -80,7 +80,9 @@ describe('trigger description', () => {
 		const notice = property('httpsNotice');
 		expect(notice.type).toBe('notice');
 		expect(sentences(notice.displayName)).toBeLessThanOrEqual(2);
-		for (const text of ['https://', 'N8N_WEBHOOK_URL']) expect(notice.displayName).toContain(text);
+		for (const text of ['https://', 'TLS 1.2', 'N8N_WEBHOOK_URL']) {
+			expect(notice.displayName).toContain(text);
+		}
 	});
 
 	test('the codex file is valid JSON naming this node', () => {
