@@ -1,9 +1,4 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as invoice from './actions/invoice/Invoice.resource';
@@ -48,7 +43,5 @@ export class InvoicingAssets implements INodeType {
 
 	methods = { listSearch };
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
-	}
+	execute = router;
 }

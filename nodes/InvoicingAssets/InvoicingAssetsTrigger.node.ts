@@ -1,10 +1,4 @@
-import type {
-	IHookFunctions,
-	INodeType,
-	INodeTypeDescription,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IHookFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { receiveDelivery } from './trigger/delivery';
@@ -47,20 +41,16 @@ export class InvoicingAssetsTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return await subscriptionExists(this);
+				return await subscriptionExists.call(this);
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				await createSubscription(this);
-				return true;
+				return await createSubscription.call(this);
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				await deleteSubscription(this);
-				return true;
+				return await deleteSubscription.call(this);
 			},
 		},
 	};
 
-	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveDelivery.call(this);
-	}
+	webhook = receiveDelivery;
 }

@@ -362,14 +362,6 @@ export class TriggerHost {
 	}
 
 	/**
-	 * Loses the test registration without deleting it, as an n8n restart while listening does:
-	 * its throw-away static data is gone and its delete never runs.
-	 */
-	loseTestRegistration() {
-		this.testRegistration = undefined;
-	}
-
-	/**
 	 * One lifecycle method on the saved static data, saving what it leaves when it succeeds
 	 * (a building block; publish/unpublish are what n8n does).
 	 */

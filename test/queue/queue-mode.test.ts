@@ -75,7 +75,6 @@ const DELIVERIES = sizeFromEnv('QUEUE_DELIVERIES', FULL_DELIVERIES);
 /** The single-instance comparison gives figures only: run at full size. */
 const COMPARE_SINGLE = DELIVERIES >= FULL_DELIVERIES;
 const CONCURRENCY = sizeFromEnv('QUEUE_LOAD_CONCURRENCY', 20);
-const DUPLICATED_EVENTS = Math.max(5, Math.round(DELIVERIES / 20));
 
 let sim: Simulator;
 let single: N8nInstance | undefined;
@@ -436,52 +435,6 @@ test(`${DELIVERIES} genuine deliveries → ${DELIVERIES} successful executions, 
 	}
 });
 
-test('forged deliveries to the webhook process get 401 and start nothing', async () => {
-	const { main, webhooks } = queue();
-	const event = {
-		eventId: randomUUID(),
-		eventType: 'invoice.issued',
-		occurredAt: '2026-11-22T10:00:00Z',
-		subscriptionId: subscriptionsOf(webhookId)[0].id,
-		data: { invoiceNumber: sim.data.invoices()[0].invoiceNumber },
-	};
-	const before = await listExecutions(main, workflowId);
-	const answers = [
-		await post(webhooks[0], '', event),
-		await post(webhooks[0], `?${DELIVERY_KEY_PARAMETER}=${'A'.repeat(43)}`, event),
-		await post(webhooks[0], `?${DELIVERY_KEY_PARAMETER}=${deliveryKey().slice(0, -1)}x`, event),
-	];
-	expect(answers).toEqual([401, 401, 401]);
-	// A genuine event after them: once it has run, the forged ones have been handled.
-	const since = await afterSentinel(main, before);
-	expect(since.get(event.eventId)).toBeUndefined();
-	expect(since.size).toBe(1);
-	figure(
-		`forged: ${answers.length} deliveries → ${answers.length}× 401, 0 executions (a genuine event sent after them ran)`,
-	);
-});
-
-test('re-deliveries through the one webhook process start no second execution', async () => {
-	const { main } = queue();
-	const before = await listExecutions(main, workflowId);
-	sim.deliveries.setOptions({ duplicate: true });
-	try {
-		const { outcomes } = await deliverLoad(DUPLICATED_EVENTS, DUPLICATED_EVENTS);
-		expectAllDelivered(outcomes, DUPLICATED_EVENTS * 2);
-	} finally {
-		sim.deliveries.setOptions({ duplicate: false });
-	}
-	await newExecutions(main, workflowId, before, DUPLICATED_EVENTS);
-	const since = await afterSentinel(main, before);
-	const counts = [...since.values()].map((list) => list.length);
-	// Each repeated event once, and the sentinel.
-	expect(counts).toEqual(Array.from({ length: DUPLICATED_EVENTS + 1 }, () => 1));
-	const runs = counts.length - 1;
-	figure(
-		`repeats, one webhook process: ${DUPLICATED_EVENTS} events delivered twice (all answered 200) → ${runs} executions, ${DUPLICATED_EVENTS * 2 - runs} repeats ignored`,
-	);
-});
-
 test('the repeated-event memory is per webhook process: a second process and a restart each let a repeat in', async () => {
 	const current = queue();
 	const [first] = current.webhooks;
@@ -660,7 +613,7 @@ test('unpublish → 0 subscriptions; the main alone ran create and delete', asyn
  * webhook process at the same moment, the second half is repeated there once the burst has run.
  * docs/repeated-deliveries.md states the bound: each event's work runs once, none twice, none never.
  */
-const BURST = DUPLICATED_EVENTS * 2;
+const BURST = 2 * Math.max(5, Math.round(DELIVERIES / 20));
 
 test(`exactly once (docs/examples/new-invoice-exactly-once.json): a burst of ${BURST} events, copied to the second webhook process at the same moment or repeated there afterwards → each event's work ran once`, async () => {
 	const current = queue();

@@ -55,8 +55,6 @@ import {
 	type RunContext,
 	type Sizes,
 } from './support';
-import { keyRotationCheck } from './keys';
-import { leftoversCheck } from './leftovers';
 import { versusHttpRequestCheck } from './versus-http-request';
 
 interface Check {
@@ -72,10 +70,8 @@ const CHECKS: Check[] = [
 	{ id: 'versus', item: '3 vs HTTP Request', usesMainN8n: true, run: versusHttpRequestCheck },
 	{ id: 'return-all', item: '3 vs HTTP Request', usesMainN8n: true, run: returnAllCheck },
 	{ id: 'publish', item: '1 soak', usesMainN8n: true, run: defaultModeCyclesCheck },
-	{ id: 'keys', item: '1 soak', usesMainN8n: true, run: keyRotationCheck },
 	{ id: 'soak', item: '1 soak', usesMainN8n: false, run: soakCheck },
 	{ id: 'polling', item: '8 polling', usesMainN8n: false, run: pollingSoakCheck },
-	{ id: 'leftovers', item: '1 soak', usesMainN8n: false, run: leftoversCheck },
 	{ id: 'hygiene', item: '7 secrets', usesMainN8n: false, run: hygieneCheck },
 ];
 

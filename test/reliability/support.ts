@@ -23,7 +23,6 @@ export interface Sizes {
 	soakCycles: number;
 	soakRestarts: number;
 	defaultModeCycles: number;
-	deliveries: number;
 	deliveryConcurrency: number;
 	comparisonDeliveries: number;
 	httpRequestItems: number;
@@ -34,17 +33,12 @@ export interface Sizes {
 	returnAllLatencyMs: number;
 	fuzzValues: number;
 	malformedBodies: number;
-	/** Key rotation: published workflows, rounds of new keys, and the pause between events. */
-	keyRotationWorkflows: number;
-	keyRotations: number;
-	keyRotationEventMs: number;
 }
 
 export const FULL_SIZES: Sizes = {
 	soakCycles: 200,
 	soakRestarts: 5,
 	defaultModeCycles: 40,
-	deliveries: 2000,
 	deliveryConcurrency: 20,
 	comparisonDeliveries: 2000,
 	httpRequestItems: 2000,
@@ -54,16 +48,12 @@ export const FULL_SIZES: Sizes = {
 	returnAllLatencyMs: 20,
 	fuzzValues: 10_000,
 	malformedBodies: 1000,
-	keyRotationWorkflows: 4,
-	keyRotations: 6,
-	keyRotationEventMs: 1000,
 };
 
 export const CI_SIZES: Sizes = {
 	soakCycles: 30,
 	soakRestarts: 2,
 	defaultModeCycles: 8,
-	deliveries: 200,
 	deliveryConcurrency: 20,
 	comparisonDeliveries: 200,
 	httpRequestItems: 200,
@@ -73,9 +63,6 @@ export const CI_SIZES: Sizes = {
 	returnAllLatencyMs: 20,
 	fuzzValues: 1000,
 	malformedBodies: 200,
-	keyRotationWorkflows: 2,
-	keyRotations: 2,
-	keyRotationEventMs: 500,
 };
 
 /** Everything the run printed (stdout and stderr), in `<workDir>/own/`, for the secret scan. */

@@ -1,6 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from '../transport/contract';
+import type { Operation, Resource } from './types';
 
 export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 32;
@@ -23,9 +23,6 @@ export const limitProperty: INodeProperties = {
 	displayOptions: { show: { returnAll: [false] } },
 };
 
-/** What Return All can do now against a list that pages differently from the contract. */
-export const FIRST_RECORDS_ADVICE = `To get the first records now, turn off Return All and set a Limit of at most ${MAX_PAGE_SIZE}.`;
-
 export const simplifyOption: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
@@ -41,7 +38,7 @@ export const concurrencyOption: INodeProperties = {
 	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
 	default: DEFAULT_CONCURRENCY,
 	description:
-		'How many input items are sent to the service at the same time. Lower it if the service limits your request rate.',
+		'How many input items to send to the service at the same time (lower it if the service limits your request rate)',
 };
 
 /** The Options of the operations that read records: Concurrency and Simplify. */
@@ -101,6 +98,18 @@ export function recordLocator(record: {
 	};
 }
 
+/** The "Customer Number" filter of a Get Many; `records` as in "Only the invoices". */
+export function customerNumberFilter(records: string): INodeProperties {
+	return {
+		displayName: 'Customer Number',
+		name: 'customerNumber',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. CUST-10001',
+		description: `Only ${records} of this customer`,
+	};
+}
+
 /** The "Updated After" / "Updated Before" filters of a Get Many; `records` as in "Only invoices". */
 export function updatedRangeFilters(records: string): INodeProperties[] {
 	return [
@@ -109,14 +118,14 @@ export function updatedRangeFilters(records: string): INodeProperties[] {
 			name: 'updatedAfter',
 			type: 'dateTime',
 			default: '',
-			description: `Only ${records} last changed at or after this time. A time without a zone is read in the workflow’s time zone.`,
+			description: `Only ${records} last changed at or after this time (without a zone, in the workflow’s time zone)`,
 		},
 		{
 			displayName: 'Updated Before',
 			name: 'updatedBefore',
 			type: 'dateTime',
 			default: '',
-			description: `Only ${records} last changed at or before this time. A time without a zone is read in the workflow’s time zone.`,
+			description: `Only ${records} last changed at or before this time (without a zone, in the workflow’s time zone)`,
 		},
 	];
 }
@@ -126,4 +135,25 @@ export function statusOptions(statuses: readonly string[]): INodePropertyOptions
 	return statuses
 		.map((status) => ({ name: status.charAt(0).toUpperCase() + status.slice(1), value: status }))
 		.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** A resource's Operation parameter (its first choice by default), then its operations' parameters. */
+export function resourceDescription(
+	resource: Resource,
+	operations: Record<string, Operation>,
+	choices: Array<INodePropertyOptions & { description: string; action: string }>,
+	defaultOperation = String(choices[0].value),
+): INodeProperties[] {
+	return [
+		{
+			displayName: 'Operation',
+			name: 'operation',
+			type: 'options',
+			noDataExpression: true,
+			displayOptions: { show: { resource: [resource] } },
+			options: choices,
+			default: defaultOperation,
+		},
+		...Object.values(operations).flatMap((operation) => operation.description),
+	];
 }

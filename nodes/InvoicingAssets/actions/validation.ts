@@ -142,24 +142,6 @@ function wholeNumber(value: unknown): number | undefined {
 	return typeof number === 'number' && Number.isInteger(number) ? number : undefined;
 }
 
-/** The Limit of a Get Many operation: a whole number of at least 1. */
-export function requireLimit(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	value: unknown,
-): number {
-	const limit = wholeNumber(value);
-	if (limit === undefined || limit < 1) {
-		throw invalidInput(
-			context,
-			itemIndex,
-			'The Limit must be a whole number of at least 1',
-			`Enter how many records to return at most, e.g. 50, or turn on Return All. Got: ${JSON.stringify(String(value)).slice(0, 40)}.`,
-		);
-	}
-	return limit;
-}
-
 /** The Concurrency option, read once from the first item: a whole number from 1 to MAX_CONCURRENCY. */
 export function readConcurrency(context: IExecuteFunctions): number {
 	const value = context.getNodeParameter('options.concurrency', 0, DEFAULT_CONCURRENCY);
@@ -175,10 +157,20 @@ export function readConcurrency(context: IExecuteFunctions): number {
 	return concurrency;
 }
 
-/** Return All and Limit: undefined for all records, else the validated Limit. */
+/** Return All and Limit: undefined for all records, else the Limit, a whole number of at least 1. */
 export function readLimit(context: IExecuteFunctions, itemIndex: number): number | undefined {
 	if (context.getNodeParameter('returnAll', itemIndex, false) === true) return undefined;
-	return requireLimit(context, itemIndex, context.getNodeParameter('limit', itemIndex, 50));
+	const value = context.getNodeParameter('limit', itemIndex, 50);
+	const limit = wholeNumber(value);
+	if (limit === undefined || limit < 1) {
+		throw invalidInput(
+			context,
+			itemIndex,
+			'The Limit must be a whole number of at least 1',
+			`Enter how many records to return at most, e.g. 50, or turn on Return All. Got: ${JSON.stringify(String(value)).slice(0, 40)}.`,
+		);
+	}
+	return limit;
 }
 
 /** A URL parameter that must be absolute and https, because the service delivers only over TLS 1.2+. */
@@ -195,10 +187,7 @@ export function requireHttpsUrl(
 		displayName,
 		'https://n8n.example.com/webhook/invoices',
 	);
-	let url: URL;
-	try {
-		url = new URL(text);
-	} catch {
+	if (!URL.canParse(text)) {
 		throw invalidInput(
 			context,
 			itemIndex,
@@ -206,6 +195,7 @@ export function requireHttpsUrl(
 			`Enter a full address starting with https://, e.g. https://n8n.example.com/webhook/invoices.`,
 		);
 	}
+	const url = new URL(text);
 	if (url.protocol !== NOTIFICATION_URL_PROTOCOL) {
 		throw invalidInput(
 			context,

@@ -4,7 +4,6 @@ import { selectedEventTypes } from '../shared/events';
 import {
 	DELIVERY_KEY_PARAMETER,
 	NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS,
-	type ServiceEvent,
 } from '../transport/contract';
 import { isServiceEvent, readServiceTime } from '../transport/responses';
 import { CREDENTIAL_TYPE } from '../transport/tokenRenewal';
@@ -19,19 +18,20 @@ import {
 	type StoredSubscription,
 } from './state';
 
-/** The body of every 200 answer, instead of n8n's default text. */
-export const acknowledgement = () => ({ received: true });
+/** The answer to every delivery let in or passed over, instead of n8n's default text. */
+const ACKNOWLEDGED: IWebhookResponseData = { webhookResponse: { received: true } };
 
 /**
  * webhook(): lets in only deliveries that carry the key of this trigger's subscription, or of a
  * retiring one (a replaced API key's, state.ts), and starts the workflow once per new event of a
  * selected type. Rejections are answered here and start nothing.
  *
- * A retiring subscription's delivery of an event that certainly reached its replacement as well
- * (surelyDeliveredToSubscriptionMadeAt) is acknowledged and starts nothing. Any other
- * is let in, also while the replacement is still being made (n8n 2.x routes the URL before it
- * creates the subscription): a delivery is repeated rather than lost, and Ignore Repeated
- * Deliveries keeps one of the two copies.
+ * A retiring subscription's delivery of an event that occurred more than
+ * NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS (contract.ts) after its replacement was made, by the
+ * service's clock, certainly reached the replacement too: it is acknowledged and starts nothing.
+ * Any other is let in, also while the replacement is still being made (n8n 2.x routes the URL
+ * before it creates the subscription): a delivery is repeated rather than lost, and Ignore
+ * Repeated Deliveries keeps one of the two copies.
  */
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const staticData = this.getWorkflowStaticData('node');
@@ -58,60 +58,28 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return reject(this, 400, 'invalid_event', 'The body is not an event of the Data Service.');
 	}
 
-	if (
-		retiring?.replacedAt !== undefined &&
-		surelyDeliveredToSubscriptionMadeAt(
-			readServiceTime(body.occurredAt),
-			readServiceTime(retiring.replacedAt) ?? Number.NaN,
-		)
-	) {
-		return { webhookResponse: acknowledgement() };
-	}
+	// An unknown time (NaN) is never later than another.
+	const occurredAt = readServiceTime(body.occurredAt) ?? Number.NaN;
+	const replacedAt = readServiceTime(retiring?.replacedAt) ?? Number.NaN;
+	if (occurredAt - replacedAt > NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS) return ACKNOWLEDGED;
 	// Nothing selected (undefined) starts nothing; null is All Events.
 	const wanted = selectedEventTypes(this.getNodeParameter('events', []));
 	if (wanted === undefined || (wanted !== null && !wanted.includes(body.eventType))) {
-		return { webhookResponse: acknowledgement() };
+		return ACKNOWLEDGED;
 	}
-	const ignoreRepeated = this.getNodeParameter('options.ignoreRepeatedDeliveries', true) !== false;
-	if (ignoreRepeated) {
-		if (!isFirstDelivery(trigger, body.eventId)) {
-			return { webhookResponse: acknowledgement() };
-		}
+	if (this.getNodeParameter('options.ignoreRepeatedDeliveries', true) !== false) {
+		if (!isFirstDelivery(trigger, body.eventId)) return ACKNOWLEDGED;
 		forgetUnlessAcknowledged(this.getResponseObject(), trigger, body.eventId);
 	}
-	return {
-		webhookResponse: acknowledgement(),
-		workflowData: [this.helpers.returnJsonArray(eventJson(body))],
-	};
+	// The event as the workflow's item: the delivered JSON, nothing from the URL.
+	const item = { ...body } as unknown as IDataObject;
+	return { ...ACKNOWLEDGED, workflowData: [this.helpers.returnJsonArray(item)] };
 }
 
-/**
- * Whether an event was certainly delivered to a subscription made at `madeAt` as well (both epoch
- * ms, by the service's clock): it occurred later than `madeAt` by more than
- * NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS (contract.ts). An event whose time is unknown, or
- * that occurred around `madeAt`, may have gone to the older subscriptions only: false.
- */
-export function surelyDeliveredToSubscriptionMadeAt(
-	occurredAt: number | undefined,
-	madeAt: number,
-): boolean {
-	return (
-		occurredAt !== undefined && occurredAt - madeAt > NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS
-	);
-}
+/** How often at most a trigger's credential is read on delivery: rarely, to keep deliveries fast. */
+const KEY_CHECK_INTERVAL_MS = 5 * 60_000;
 
-/**
- * How often, at most, webhook() reads a trigger's credential (in this n8n process) to see whether
- * its subscription was made with an API key the credential no longer holds: rarely enough to keep
- * the delivery path fast, often enough to be seen in the day the README leaves before the old key
- * is deleted.
- */
-export const KEY_CHECK_INTERVAL_MS = 5 * 60_000;
-
-/**
- * When the credential was last read, per trigger (workflow, node and URL) and subscription: a new
- * subscription (a publish) is checked at its first delivery.
- */
+/** When the credential was last read, per trigger and subscription (a new one is read at once). */
 const lastKeyChecks = new Map<string, number>();
 
 /**
@@ -125,7 +93,6 @@ async function warnIfMadeWithAnotherKey(
 	trigger: string,
 	stored: StoredSubscription,
 ): Promise<void> {
-	if (stored.clientId === undefined) return;
 	const now = Date.now();
 	const checked = `${trigger} ${stored.subscriptionId}`;
 	const last = lastKeyChecks.get(checked);
@@ -138,7 +105,7 @@ async function warnIfMadeWithAnotherKey(
 	logLine(
 		context,
 		'warn',
-		`this workflow's subscription ${stored.subscriptionId} was created with ${ownership.madeWith}. Unpublish this workflow and publish it again (n8n 1.x: deactivate, then activate) before that key is deleted: its events stop with that key, and nothing else will say so`,
+		`subscription ${stored.subscriptionId} was created with ${ownership.madeWith}. Unpublish this workflow and publish it again before that key is deleted`,
 	);
 }
 
@@ -175,9 +142,4 @@ function readJsonBody(context: IWebhookFunctions): { ok: true; value: unknown } 
 	} catch {
 		return { ok: false };
 	}
-}
-
-/** The event as the workflow's item: the delivered JSON, nothing from the URL. */
-function eventJson(event: ServiceEvent): IDataObject {
-	return { ...event } as unknown as IDataObject;
 }

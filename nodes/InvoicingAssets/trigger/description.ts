@@ -1,12 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { ALL_EVENTS, eventTypeOptions } from '../shared/events';
-import { SEEN_EVENT_LIMIT, TOTAL_EVENT_LIMIT } from './recentEvents';
 
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'The Data Service sends events only to HTTPS addresses (TLS 1.2 or later), so n8n’s webhook URLs must start with https://. Behind a proxy, set N8N_WEBHOOK_URL to n8n’s public https address. Testing this step subscribes the test URL while it waits for an event; publishing the workflow subscribes the production URL.',
+			'The Data Service delivers only to https:// webhook URLs (TLS 1.2 or later). Behind a proxy, set N8N_WEBHOOK_URL to n8n’s public https address.',
 		name: 'httpsNotice',
 		type: 'notice',
 		default: '',
@@ -41,7 +40,8 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'ignoreRepeatedDeliveries',
 				type: 'boolean',
 				default: true,
-				description: `Whether to start the workflow only once per event when the service delivers an event again (it may, until it gets an answer). n8n remembers the last ${SEEN_EVENT_LIMIT} event IDs of this trigger, and ${TOTAL_EVENT_LIMIT} across all triggers of the n8n process, until it restarts.`,
+				description:
+					'Whether to start the workflow only once when the service delivers the same event again',
 			},
 		],
 	},

@@ -1,3 +1,5 @@
+import type { IWebhookFunctions } from 'n8n-workflow';
+
 /**
  * The memory behind "Ignore Repeated Deliveries": the last event IDs let in, per trigger (its
  * workflow, node and URL, production or test), in this n8n process. Per trigger, not per
@@ -14,62 +16,24 @@
 export const SEEN_EVENT_LIMIT = 1000;
 
 /**
- * Event IDs remembered in all, across every trigger of this n8n process (the oldest is forgotten
- * first): about 9 MiB of heap when full (measured with UUID event IDs). 100 triggers keep their last 1,000 each; with more triggers,
- * each still keeps its most recent events, never losing them all at once.
+ * Triggers remembered per n8n process; beyond, the one delivered to least recently is forgotten.
+ * Full, the memory takes about 7.4 MiB of heap (measured with UUID event IDs).
  */
-export const TOTAL_EVENT_LIMIT = 100_000;
+export const TRIGGER_LIMIT = 100;
 
-interface TriggerMemory {
-	trigger: string;
-	/** Its event IDs, oldest first. */
-	events: Set<string>;
-}
-
-const byTrigger = new Map<string, TriggerMemory>();
-
-/** Every remembered event of the process in a ring, oldest at `next` once it is full. */
-const ringMemory: Array<TriggerMemory | undefined> = [];
-const ringEvent: string[] = [];
-let next = 0;
+/** Each trigger's event IDs, oldest first; the triggers, least recently delivered to first. */
+const byTrigger = new Map<string, Set<string>>();
 
 /** Records a delivered event; false when this trigger already let it in. */
 export function isFirstDelivery(trigger: string, eventId: string): boolean {
-	let memory = byTrigger.get(trigger);
-	if (memory?.events.has(eventId)) return false;
-	if (!memory) {
-		memory = { trigger, events: new Set<string>() };
-		byTrigger.set(trigger, memory);
-	}
-	const oldest = ringMemory[next];
-	if (oldest) forget(oldest, ringEvent[next]);
-	ringMemory[next] = memory;
-	ringEvent[next] = eventId;
-	next = (next + 1) % TOTAL_EVENT_LIMIT;
-	memory.events.add(eventId);
-	if (memory.events.size > SEEN_EVENT_LIMIT) {
-		forget(memory, memory.events.values().next().value as string);
-	}
+	const events = byTrigger.get(trigger) ?? new Set<string>();
+	byTrigger.delete(trigger);
+	byTrigger.set(trigger, events);
+	if (events.has(eventId)) return false;
+	events.add(eventId);
+	if (events.size > SEEN_EVENT_LIMIT) events.delete(events.values().next().value as string);
+	if (byTrigger.size > TRIGGER_LIMIT) byTrigger.delete(byTrigger.keys().next().value as string);
 	return true;
-}
-
-/** Lets an event in again, e.g. when its delivery was not acknowledged and the service will retry it. */
-function forgetDelivery(trigger: string, eventId: string) {
-	const memory = byTrigger.get(trigger);
-	if (memory) forget(memory, eventId);
-}
-
-function forget(memory: TriggerMemory, eventId: string) {
-	if (!memory.events.delete(eventId)) return;
-	if (memory.events.size === 0 && byTrigger.get(memory.trigger) === memory) {
-		byTrigger.delete(memory.trigger);
-	}
-}
-
-interface ResponseEvents {
-	statusCode: number;
-	writableFinished: boolean;
-	once(event: 'close', listener: () => void): unknown;
 }
 
 /**
@@ -78,13 +42,13 @@ interface ResponseEvents {
  * the event is forgotten so that the retry runs it: a delivery is repeated rather than lost.
  */
 export function forgetUnlessAcknowledged(
-	response: ResponseEvents,
+	response: ReturnType<IWebhookFunctions['getResponseObject']>,
 	trigger: string,
 	eventId: string,
 ) {
 	response.once('close', () => {
 		const acknowledged =
 			response.writableFinished && response.statusCode >= 200 && response.statusCode < 300;
-		if (!acknowledged) forgetDelivery(trigger, eventId);
+		if (!acknowledged) byTrigger.get(trigger)?.delete(eventId);
 	});
 }

@@ -8,28 +8,16 @@ import type {
 import { baseUrlOf, clientIdOf } from '../transport/tokenBinding';
 
 /**
- * What the trigger keeps in its node static data: the ID of the subscription it created and the
- * SHA-256 (hex) of that subscription's delivery key, never the key; and the subscriptions it had
- * to leave to an API key the credential no longer holds (retiring, see below). Only the lifecycle
- * methods (checkExists, create, delete) write it; webhook() only reads it. Also whose a stored
- * subscription is, and the trigger's lines in n8n's log.
+ * What the trigger keeps in its node static data: its subscription's ID and the SHA-256 (hex) of
+ * its delivery key, never the key, and the retiring subscriptions of a replaced key. Only
+ * checkExists, create and delete write it; webhook() reads it. Also whose a subscription is.
  */
 
 /** Each field of the stored subscription is the static data entry of its name. */
-const FIELDS = [
-	'subscriptionId',
-	'deliveryKeyHash',
-	'workflowId',
-	'clientId',
-	'baseUrl',
-	'createdAt',
-	'keyExpiresOn',
-	'registeredFor',
-] as const;
+const FIELDS = ['subscriptionId', 'deliveryKeyHash', 'workflowId', 'clientId', 'baseUrl'] as const;
+/** Entries earlier versions kept beside them, forgotten with them. */
+const FORMER_FIELDS = ['createdAt', 'keyExpiresOn', 'registeredFor'];
 const RETIRING = 'retiringSubscriptions';
-
-/** At most this many retiring subscriptions are kept (the oldest is dropped first). */
-export const MAX_RETIRING_SUBSCRIPTIONS = 4;
 
 export interface StoredSubscription {
 	subscriptionId: string;
@@ -38,28 +26,18 @@ export interface StoredSubscription {
 	workflowId?: string;
 	clientId?: string;
 	baseUrl?: string;
-	/** When it was created, and when its API key expires (if the credential said): it ends with the key. */
-	createdAt?: string;
-	keyExpiresOn?: string;
-	/** 'production' when it was made for the production URL (a publish), 'test' for the editor's test URL. */
-	registeredFor?: 'production' | 'test';
 }
 
 /**
- * A subscription of an API key or Base URL the credential no longer holds (the key was replaced,
- * the environment switched), which the current key could not delete: it ends with its own key.
- * Its deliveries are let in for a while (delivery.ts), for the service's retries of what it could
- * not deliver while the workflow was being unpublished and published.
+ * A subscription of an API key or Base URL the credential no longer holds, which the current key
+ * could not delete: it ends with its own key, and its deliveries are let in until `endsBy`.
  */
 export interface RetiringSubscription {
 	subscriptionId: string;
 	deliveryKeyHash: string;
-	clientId: string;
 	/** When its deliveries are refused like any unknown key's (n8n's clock, a service timestamp). */
 	endsBy: string;
-	/** Whether the trigger's next subscription exists and is stored: until then, deliveries wait. */
-	replaced: boolean;
-	/** The service's time of that next subscription's creation, when the service said it. */
+	/** The service's time of the trigger's next subscription's creation, once made and said. */
 	replacedAt?: string;
 }
 
@@ -71,17 +49,12 @@ function text(staticData: IDataObject, name: string): string | undefined {
 export function readStoredSubscription(staticData: IDataObject): StoredSubscription | undefined {
 	const subscriptionId = text(staticData, 'subscriptionId');
 	if (subscriptionId === undefined) return undefined;
-	const registeredFor = text(staticData, 'registeredFor');
 	return {
 		subscriptionId,
 		deliveryKeyHash: text(staticData, 'deliveryKeyHash') ?? '',
 		workflowId: text(staticData, 'workflowId'),
 		clientId: text(staticData, 'clientId'),
 		baseUrl: text(staticData, 'baseUrl'),
-		createdAt: text(staticData, 'createdAt'),
-		keyExpiresOn: text(staticData, 'keyExpiresOn'),
-		registeredFor:
-			registeredFor === 'production' || registeredFor === 'test' ? registeredFor : undefined,
 	};
 }
 
@@ -97,7 +70,7 @@ export function storeSubscription(staticData: IDataObject, subscription: StoredS
  * retiring subscriptions stay.
  */
 export function forgetSubscription(staticData: IDataObject) {
-	for (const name of FIELDS) {
+	for (const name of [...FIELDS, ...FORMER_FIELDS]) {
 		if (name in staticData) delete staticData[name];
 	}
 }
@@ -113,58 +86,36 @@ export function readRetiringSubscriptions(
 		const fields = (typeof entry === 'object' && entry !== null ? entry : {}) as IDataObject;
 		const subscriptionId = text(fields, 'subscriptionId');
 		const deliveryKeyHash = text(fields, 'deliveryKeyHash');
-		const clientId = text(fields, 'clientId');
 		const endsBy = text(fields, 'endsBy');
-		if (!subscriptionId || !deliveryKeyHash || !clientId || !endsBy) return [];
-		if (!(Date.parse(endsBy) > now)) return [];
+		if (!subscriptionId || !deliveryKeyHash || !endsBy || !(Date.parse(endsBy) > now)) return [];
 		const replacedAt = text(fields, 'replacedAt');
-		const replaced = fields.replaced === true || replacedAt !== undefined;
-		return [{ subscriptionId, deliveryKeyHash, clientId, endsBy, replaced, replacedAt }];
+		return [{ subscriptionId, deliveryKeyHash, endsBy, ...(replacedAt ? { replacedAt } : {}) }];
 	});
 }
 
 function writeRetiring(staticData: IDataObject, retiring: RetiringSubscription[]) {
-	if (retiring.length === 0) {
-		if (RETIRING in staticData) delete staticData[RETIRING];
-		return;
-	}
-	staticData[RETIRING] = retiring
-		.slice(-MAX_RETIRING_SUBSCRIPTIONS)
-		.map((entry) =>
-			Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)),
-		);
+	if (retiring.length > 0) staticData[RETIRING] = retiring as unknown as IDataObject[];
+	else if (RETIRING in staticData) delete staticData[RETIRING];
 }
 
-/** Keeps `subscription` as retiring, waiting for its replacement (the ended ones are dropped meanwhile). */
-export function retireSubscription(
-	staticData: IDataObject,
-	subscription: Omit<RetiringSubscription, 'replaced' | 'replacedAt'>,
-) {
+/** Keeps `subscription` as retiring (the ended ones are dropped meanwhile). */
+export function retireSubscription(staticData: IDataObject, subscription: RetiringSubscription) {
 	const others = readRetiringSubscriptions(staticData).filter(
 		(entry) => entry.subscriptionId !== subscription.subscriptionId,
 	);
-	writeRetiring(staticData, [...others, { ...subscription, replaced: false }]);
-}
-
-/** Whether a retiring subscription still waits for its replacement. */
-export function awaitsReplacement(staticData: IDataObject): boolean {
-	return readRetiringSubscriptions(staticData).some((entry) => !entry.replaced);
+	writeRetiring(staticData, [...others, subscription]);
 }
 
 /**
- * Notes, on the retiring subscriptions that wait for one, that their replacement exists: made at
- * `replacedAt` by the service's clock (undefined when the service did not say), and that they end
- * at `endsBy`.
+ * Notes, on the retiring subscriptions that lack it, when their replacement was made (`replacedAt`,
+ * the service's time), and that their deliveries are let in until `endsBy` from then on.
  */
-export function noteReplacement(
-	staticData: IDataObject,
-	replacement: { replacedAt: string | undefined; endsBy: string },
-) {
+export function noteReplacement(staticData: IDataObject, replacedAt: string, endsBy: string) {
+	const retiring = readRetiringSubscriptions(staticData);
+	if (retiring.every((entry) => entry.replacedAt !== undefined)) return;
 	writeRetiring(
 		staticData,
-		readRetiringSubscriptions(staticData).map((entry) =>
-			entry.replaced ? entry : { ...entry, ...replacement, replaced: true },
-		),
+		retiring.map((entry) => (entry.replacedAt ? entry : { ...entry, replacedAt, endsBy })),
 	);
 }
 

@@ -4,15 +4,12 @@
  * in static data and whose a stored subscription is: state.ts; the delivery key: deliveryKey.ts.
  */
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { CHOOSE_EVENT_TYPES, selectedEventTypes } from '../shared/events';
 import { ServiceClient } from '../transport';
 import {
-	API_KEY_MAX_LIFETIME_MONTHS,
-	CLOCKS_DIFFER_BY_LESS_THAN_MS,
 	DELIVERY_RETRIES_END_WITHIN_MS,
-	LATE_CREATE_RECHECK_DELAYS_MS,
 	NOTIFICATION_URL_PROTOCOL,
 	paths,
 	SERVICE_TIME_HEADER,
@@ -22,7 +19,7 @@ import {
 	type SubscriptionRequest,
 } from '../transport/contract';
 import { httpStatusOf } from '../transport/errors';
-import { readDeliveryKey, withDeliveryKey, withoutDeliveryKey } from '../transport/notificationUrl';
+import { withDeliveryKey, withoutDeliveryKey } from '../transport/notificationUrl';
 import { listSubscriptions } from '../transport/pageReader';
 import {
 	readCreatedSubscriptionId,
@@ -31,15 +28,8 @@ import {
 	readServiceTime,
 } from '../transport/responses';
 import { baseUrlOf, clientIdOf } from '../transport/tokenBinding';
+import { carriesKeyHash, generateDeliveryKey, hashDeliveryKey } from './deliveryKey';
 import {
-	carriesKeyHash,
-	generateDeliveryKey,
-	hashDeliveryKey,
-	madeBy,
-	type KeyMaker,
-} from './deliveryKey';
-import {
-	awaitsReplacement,
 	forgetSubscription,
 	logLine,
 	noteReplacement,
@@ -59,14 +49,14 @@ export const WEBHOOK_NAME = 'default';
  * events, or not listed, in case the list does not show everything. One of another workflow or
  * another API key is left to its owner (endStoredSubscription).
  */
-export async function subscriptionExists(context: IHookFunctions): Promise<boolean> {
-	const staticData = context.getWorkflowStaticData('node');
-	const client = new ServiceClient(context);
+export async function subscriptionExists(this: IHookFunctions): Promise<boolean> {
+	const staticData = this.getWorkflowStaticData('node');
+	const client = new ServiceClient(this);
 	const stored = readStoredSubscription(staticData);
 	if (!stored) return false;
 	const credentials = await client.credentials();
-	if (ownershipOf(stored, context.getWorkflow().id, credentials).owner !== 'this trigger') {
-		await endStoredSubscription(context, client, staticData);
+	if (ownershipOf(stored, this.getWorkflow().id, credentials).owner !== 'this trigger') {
+		await endStoredSubscription(this, client, staticData);
 		return false;
 	}
 	const listed = await listSubscriptions(client);
@@ -78,114 +68,80 @@ export async function subscriptionExists(context: IHookFunctions): Promise<boole
 	}
 	if (
 		ours &&
-		sameAddress(ours.notificationUrl, context.getNodeWebhookUrl(WEBHOOK_NAME)) &&
-		sameEventTypes(ours.eventTypes, requireEventTypes(context))
+		sameAddress(ours.notificationUrl, this.getNodeWebhookUrl(WEBHOOK_NAME)) &&
+		sameEventTypes(ours.eventTypes, requireEventTypes(this))
 	) {
 		return true;
 	}
-	await removeSubscription(context, client, stored.subscriptionId);
+	await removeSubscription(this, client, stored.subscriptionId);
 	forgetSubscription(staticData);
 	return false;
 }
 
 /**
- * create: a new subscription with a new delivery key; stores the ID and the key's SHA-256 only.
- * A publish first deletes what this trigger left behind at its webhook URL (removeLeftovers), and
- * afterwards notes the new subscription's creation for a replaced key's subscription that still
- * delivers (noteReplacedAt).
+ * create: a new subscription with a new delivery key; stores the ID and the key's SHA-256 only,
+ * and gives a replaced key's subscriptions the service's time of their replacement (state.ts).
  */
-export async function createSubscription(context: IHookFunctions): Promise<void> {
-	const webhookUrl = requireHttpsWebhookUrl(context);
-	const eventTypes = requireEventTypes(context);
-	const staticData = context.getWorkflowStaticData('node');
-	const client = new ServiceClient(context);
-	const production = registersProductionUrl(context);
-	await endStoredSubscription(context, client, staticData);
-	if (production) await removeLeftovers(context, client, webhookUrl);
+export async function createSubscription(this: IHookFunctions): Promise<boolean> {
+	const webhookUrl = requireHttpsWebhookUrl(this);
+	const eventTypes = requireEventTypes(this);
+	const staticData = this.getWorkflowStaticData('node');
+	const client = new ServiceClient(this);
+	await endStoredSubscription(this, client, staticData);
 
 	const credentials = await client.credentials();
-	const deliveryKey = generateDeliveryKey(keyMakerOf(context));
-	const options = context.getNodeParameter('options', {}) as IDataObject;
+	const deliveryKey = generateDeliveryKey();
+	const description = String(this.getNodeParameter('options.description', '')).trim();
 	const request: SubscriptionRequest = {
 		notificationUrl: withDeliveryKey(webhookUrl, deliveryKey),
 		eventTypes,
-		description:
-			typeof options.description === 'string' && options.description.trim() !== ''
-				? options.description.trim()
-				: null,
+		description: description === '' ? null : description,
 	};
-	const created = await client
+	const made = await client
 		.requestFull({ method: 'POST', path: paths.subscriptions, body: { ...request } })
 		.then(
-			(response) => ({
-				id: readCreatedSubscriptionId(response.body),
-				madeAt: readHttpDate(readHeader(response.headers, SERVICE_TIME_HEADER)),
-				failure: undefined,
-			}),
-			(error: unknown) => ({ id: undefined, madeAt: undefined, failure: error }),
+			async (response) => {
+				const id = readCreatedSubscriptionId(response.body);
+				const madeAt = readHttpDate(readHeader(response.headers, SERVICE_TIME_HEADER));
+				return id ? { id, madeAt } : await adoptLostCreate(this, client, deliveryKey, undefined);
+			},
+			async (error: unknown) => await adoptLostCreate(this, client, deliveryKey, error),
 		);
-	const adopted =
-		created.id === undefined
-			? await adoptUnconfirmedCreate(context, client, deliveryKey, created.failure)
-			: undefined;
-	const subscriptionId = created.id ?? adopted?.id ?? '';
-	const madeAt = created.id !== undefined ? created.madeAt : readServiceTime(adopted?.createdAt);
-	const keyExpiresOn = String(credentials.keyExpiresOn ?? '').trim();
 	storeSubscription(staticData, {
-		subscriptionId,
+		subscriptionId: made.id,
 		deliveryKeyHash: hashDeliveryKey(deliveryKey),
-		workflowId: context.getWorkflow().id,
+		workflowId: this.getWorkflow().id,
 		clientId: clientIdOf(credentials),
 		baseUrl: baseUrlOf(credentials),
-		createdAt: toServiceTimestamp(new Date(madeAt ?? Date.now())),
-		keyExpiresOn: keyExpiresOn === '' ? undefined : keyExpiresOn,
-		registeredFor: production ? 'production' : 'test',
 	});
-	if (production && awaitsReplacement(staticData)) noteReplacedAt(context, staticData, madeAt);
+	if (made.madeAt !== undefined) {
+		noteReplacement(staticData, toServiceTimestamp(new Date(made.madeAt)), retiringEnd());
+	}
+	return true;
 }
 
 /**
  * delete: removes the stored subscription (already gone counts as removed) and forgets it; one
- * another key made may be left to end with its key (endStoredSubscription). After the production
- * subscription, whatever this trigger left behind at that URL goes too.
+ * another key made may be left to end with its key (endStoredSubscription).
  */
-export async function deleteSubscription(context: IHookFunctions): Promise<void> {
-	const staticData = context.getWorkflowStaticData('node');
-	const client = new ServiceClient(context);
-	const stored = readStoredSubscription(staticData);
-	await endStoredSubscription(context, client, staticData);
-	const webhookUrl = context.getNodeWebhookUrl(WEBHOOK_NAME);
-	if (stored?.registeredFor === 'production' && webhookUrl) {
-		await removeLeftovers(context, client, webhookUrl);
-	}
-}
-
-/* ------------------------------------------------------------- the webhook URL and events */
-
-const HTTPS_FIX =
-	'The Data Service delivers events only over HTTPS secured with TLS 1.2 or later; it refuses plain http addresses. ' +
-	'To fix it, give n8n a public https address: set N8N_WEBHOOK_URL to it (for example https://n8n.example.com/), ' +
-	'or serve n8n over HTTPS itself with N8N_PROTOCOL=https plus N8N_SSL_KEY and N8N_SSL_CERT, ' +
-	'or put n8n behind a TLS-terminating reverse proxy and set N8N_WEBHOOK_URL to the proxy’s https address. ' +
-	'The editor’s test URL (used while you test this step with "Execute step") follows the same rule as the production URL.';
-
-/** The essence of HTTPS_FIX, for the message: n8n shows only the message of a failed publish. */
-const SET_PUBLIC_HTTPS_ADDRESS = 'Set N8N_WEBHOOK_URL to n8n’s public https address.';
-
-/** Whether the hook registers the production URL (a publish), not the editor's test URL. */
-function registersProductionUrl(context: IHookFunctions): boolean {
-	return context.getActivationMode() !== 'manual';
+export async function deleteSubscription(this: IHookFunctions): Promise<boolean> {
+	const client = new ServiceClient(this);
+	await endStoredSubscription(this, client, this.getWorkflowStaticData('node'));
+	return true;
 }
 
 /** n8n's webhook URL for this trigger; refused unless it is https, because the service delivers nowhere else. */
 function requireHttpsWebhookUrl(context: IHookFunctions): string {
 	const webhookUrl = context.getNodeWebhookUrl(WEBHOOK_NAME) ?? '';
-	const which = registersProductionUrl(context) ? 'production' : 'test';
+	const which = context.getActivationMode() === 'manual' ? 'test' : 'production';
 	if (!URL.canParse(webhookUrl) || new URL(webhookUrl).protocol !== NOTIFICATION_URL_PROTOCOL) {
 		throw new NodeOperationError(
 			context.getNode(),
-			`The ${which} webhook URL must start with https://: the Data Service delivers only over TLS 1.2 or later. ${SET_PUBLIC_HTTPS_ADDRESS}`,
-			{ description: `n8n’s ${which} webhook URL for this trigger is ${webhookUrl}. ${HTTPS_FIX}` },
+			// n8n shows only the message of a failed publish: it says the fix too.
+			`The ${which} webhook URL must start with https://: set N8N_WEBHOOK_URL to n8n’s public https address`,
+			{
+				description: `n8n’s ${which} webhook URL for this trigger is ${webhookUrl}, but the Data Service delivers only over HTTPS (TLS 1.2 or later). Set N8N_WEBHOOK_URL to n8n’s public https address (e.g. behind a TLS-terminating reverse proxy), or serve n8n over HTTPS with N8N_PROTOCOL=https, N8N_SSL_KEY and N8N_SSL_CERT: see "Setting up n8n's address" in the README.`,
+			},
 		);
 	}
 	return webhookUrl;
@@ -224,87 +180,27 @@ function sameAddress(notificationUrl: unknown, webhookUrl: string | undefined): 
 	return listed === undefined || current === undefined || listed === current;
 }
 
-/* ------------------------------------------------------------------ a create's lost answer */
-
-/** What becomes of a subscription the trigger made but could not keep the key of. */
-const LEFT_BEHIND_ADVICE =
-	'publishing the workflow again deletes any subscription this trigger left at its webhook URL';
-
 /**
- * The create call failed, or succeeded without an ID the node can read. The service may have
- * created the subscription all the same (an answer lost on the way back). Only this call knows
- * the new delivery key, so a subscription carrying it is certainly ours: it is adopted, and any
- * further copy deleted. Without one, the failure is thrown; one the service makes later carries
- * this trigger's tag of origin, so the next publish deletes it (removeLeftovers).
+ * The create failed, or answered without a readable ID: the service may have made the subscription
+ * all the same. Only this call knows the new key, so a listed subscription carrying it is adopted;
+ * otherwise the create's failure is thrown, and n8n tries again.
  */
-async function adoptUnconfirmedCreate(
+async function adoptLostCreate(
 	context: IHookFunctions,
 	client: ServiceClient,
 	deliveryKey: string,
 	failure: unknown,
-): Promise<Subscription> {
+): Promise<{ id: string; madeAt: number | undefined }> {
 	// A refusal (4xx) means the service created nothing.
 	const status = httpStatusOf(failure);
 	if (status !== undefined && status >= 400 && status < 500) throw failure;
-
-	// The service may make it a moment after the failure: look again a few times before
-	// concluding that it made none.
 	const keyHash = hashDeliveryKey(deliveryKey);
-	const lookForKey = async () =>
-		await listSubscriptions(client).then(
-			(listed) => ({
-				ours: listed.filter((item) => carriesKeyHash(item, keyHash)),
-				error: undefined as unknown,
-			}),
-			(error: unknown) => ({ ours: [] as Subscription[], error }),
-		);
-	let lookup = await lookForKey();
-	for (const delay of LATE_CREATE_RECHECK_DELAYS_MS) {
-		if (lookup.error !== undefined || lookup.ours.length > 0) break;
-		await sleep(delay);
-		lookup = await lookForKey();
-	}
-	if (lookup.error !== undefined) {
-		const note =
-			`The node could not check whether the service created the subscription anyway (${messageOf(lookup.error)}). ` +
-			'If it did, that subscription cannot start this workflow, because its key was not kept; ' +
-			'its key shows that this trigger made it, so the trigger deletes it when the workflow is published again.';
-		if (failure === undefined) {
-			throw new NodeOperationError(
-				context.getNode(),
-				`The service answered without the new subscription’s ID, and the node could not check whether it created one: ${LEFT_BEHIND_ADVICE}`,
-				{ description: note },
-			);
-		}
-		throw withAdvice(
-			failure,
-			`the node could not check whether the service created the subscription anyway: ${LEFT_BEHIND_ADVICE}`,
-			note,
-		);
-	}
-	const [adopted, ...copies] = lookup.ours;
-	for (const copy of copies) {
-		const leftover = await removeSubscription(context, client, copy.id).then(
-			() => undefined,
-			(error: unknown) => error,
-		);
-		if (leftover !== undefined) {
-			const ids = lookup.ours.map((item) => item.id).join(', ');
-			throw withAdvice(
-				leftover,
-				`subscriptions ${ids} were all created for this trigger and not all could be removed: delete them with the Invoicing & Assets node`,
-				`Subscriptions ${ids} were all created for this trigger and could not all be removed: delete them with the Invoicing & Assets node (Subscription → Delete). n8n will create a new one.`,
-			);
-		}
-	}
-	if (adopted) return adopted;
-	if (failure !== undefined) {
-		throw withAdvice(
-			failure,
-			`no subscription for it showed up at the service; should one show up later, ${LEFT_BEHIND_ADVICE}`,
-			`The node looked for the subscription ${LATE_CREATE_RECHECK_DELAYS_MS.length + 1} times over ${LATE_CREATE_RECHECK_DELAYS_MS.reduce((sum, ms) => sum + ms, 0) / 1000} s and found none, so nothing was registered; n8n will try again. Should the service still make it later, it cannot start this workflow (its key was not kept), and its key shows that this trigger made it: the trigger deletes it when the workflow is published again.`,
-		);
-	}
+	const listed: Subscription[] = await listSubscriptions(client).catch((listFailure: unknown) => {
+		throw failure ?? listFailure;
+	});
+	const adopted = listed.find((subscription) => carriesKeyHash(subscription, keyHash));
+	if (adopted) return { id: adopted.id, madeAt: readServiceTime(adopted.createdAt) };
+	if (failure !== undefined) throw failure;
 	throw new NodeOperationError(
 		context.getNode(),
 		'The service answered without the new subscription’s ID',
@@ -314,26 +210,6 @@ async function adoptUnconfirmedCreate(
 		},
 	);
 }
-
-/**
- * The error with `advice` added to its message (all n8n shows of a failed publish) and `note` to
- * its description (shown under the message elsewhere).
- */
-function withAdvice(error: unknown, advice: string, note: string): unknown {
-	if (typeof error !== 'object' || error === null) return error;
-	const described = error as { message?: unknown; description?: unknown };
-	const message = typeof described.message === 'string' ? described.message : '';
-	described.message = message === '' ? advice : `${message.replace(/[.:;\s]+$/, '')}; ${advice}`;
-	const before = typeof described.description === 'string' ? `${described.description} ` : '';
-	described.description = `${before}${note}`;
-	return error;
-}
-
-/* ------------------------------------------------------------------- ending a subscription */
-
-/** Where users find what the package assumes about the service. */
-const SEE_SERVICE_CONTRACT =
-	'The package’s assumptions about the service are listed in docs/service-contract.md in its repository.';
 
 /**
  * Ends the stored subscription and forgets it, so that publishing and unpublishing never fail
@@ -358,12 +234,9 @@ async function endStoredSubscription(
 }
 
 /**
- * A subscription another API key (or Base URL) made. The contract has it belong to that key, so
- * that the current key's delete is answered "not found"; should the service let the current key
- * delete it after all, it is deleted. Otherwise it ends with its own key, and is kept as retiring
- * (state.ts): its deliveries are let in for DELIVERY_RETRIES_END_WITHIN_MS after its replacement,
- * for the service's retries of what fell between unpublish and publish. When its key has certainly
- * expired, it is simply forgotten. Nothing here is thrown: n8n's log says what happened.
+ * A subscription another API key (or Base URL) made: the contract lets only that key delete it.
+ * Unless the current key can after all, it is kept as retiring (state.ts), so that the service's
+ * retries of what fell between unpublish and publish are let in. Nothing is thrown: the log says it.
  */
 async function leaveToItsKey(
 	context: IHookFunctions,
@@ -373,79 +246,29 @@ async function leaveToItsKey(
 	madeWith: string,
 ): Promise<void> {
 	const id = stored.subscriptionId;
-	const keyEnd = keyEndOf(stored);
-	if (keyEnd !== undefined && keyEnd.getTime() <= Date.now()) {
-		logLine(
-			context,
-			'info',
-			`forgot subscription ${id}, created with ${madeWith}; that key has expired, and the subscription with it`,
-		);
-		return;
-	}
-	const deleted = await removeSubscription(context, client, id).then(
-		(outcome) => ({ outcome, failure: undefined as unknown }),
-		(failure: unknown) => ({ outcome: undefined, failure }),
+	const outcome = await removeSubscription(context, client, id).catch(
+		(error: unknown) => (error as Error).message,
 	);
-	if (deleted.outcome === 'deleted') {
-		logLine(
-			context,
-			'info',
-			`deleted subscription ${id}, created with ${madeWith}; the current credential could delete it`,
-		);
+	if (outcome === 'deleted') {
+		logLine(context, 'info', `deleted subscription ${id}, created with ${madeWith}`);
 		return;
 	}
-	const endsBy = toServiceTimestamp(new Date(Date.now() + DELIVERY_RETRIES_END_WITHIN_MS));
 	retireSubscription(staticData, {
 		subscriptionId: id,
 		deliveryKeyHash: stored.deliveryKeyHash,
-		clientId: stored.clientId ?? '',
-		endsBy,
+		endsBy: retiringEnd(),
 	});
-	const until = keyEnd === undefined ? '' : `, at the latest ${toServiceTimestamp(keyEnd)}`;
-	const outcome =
-		deleted.failure === undefined
-			? 'The current credential cannot delete it (the service shows a subscription only to the key that created it)'
-			: `The current credential could not delete it (${messageOf(deleted.failure)})`;
+	const failed = outcome === 'not found' ? '' : ` (its delete failed: ${outcome})`;
 	logLine(
 		context,
-		deleted.failure === undefined ? 'info' : 'warn',
-		`subscription ${id} was created with ${madeWith}. ${outcome}; it ends with that key${until}. For a day after this workflow's new subscription is made, the trigger lets in what it still delivers (the service's retries of what it could not deliver meanwhile); after that it refuses its deliveries. Delete the old key in the identity portal once that day is over`,
+		failed === '' ? 'info' : 'warn',
+		`subscription ${id} was created with ${madeWith}${failed}; it ends with that key, and its deliveries are let in for a day`,
 	);
 }
 
-/**
- * When the key a subscription was made with stops working, and the subscription with it
- * (contract.ts, API_KEY_MAX_LIFETIME_MONTHS): its expiry date when the credential said, else
- * twelve months after the subscription's creation at the latest; undefined when neither is known.
- */
-function keyEndOf(stored: StoredSubscription): Date | undefined {
-	const expiry = Date.parse(stored.keyExpiresOn ?? '');
-	if (!Number.isNaN(expiry)) return new Date(expiry);
-	const created = Date.parse(stored.createdAt ?? '');
-	if (Number.isNaN(created)) return undefined;
-	const latest = new Date(created);
-	latest.setUTCMonth(latest.getUTCMonth() + API_KEY_MAX_LIFETIME_MONTHS);
-	return latest;
-}
-
-/**
- * The replaced key's subscriptions learn when their replacement was made, by the service's clock
- * (the create answer's Date header, or the adopted subscription's createdAt): from then on they
- * are let in only for the events the new one may have missed, for a day. Without the service's
- * time every delivery of theirs is let in for that day: Ignore Repeated Deliveries then keeps one
- * of each event. n8n's clock is never put in the service's place.
- */
-function noteReplacedAt(context: IHookFunctions, staticData: IDataObject, madeAt?: number) {
-	const endsBy = toServiceTimestamp(new Date(Date.now() + DELIVERY_RETRIES_END_WITHIN_MS));
-	const replacedAt = madeAt === undefined ? undefined : toServiceTimestamp(new Date(madeAt));
-	noteReplacement(staticData, { replacedAt, endsBy });
-	if (replacedAt === undefined) {
-		logLine(
-			context,
-			'warn',
-			`the service did not say when it made the new subscription (its answer had no Date header), so until ${endsBy} the subscription of the replaced API key may start this workflow for events the new one delivers too. Keep Ignore Repeated Deliveries on (the default): it starts each event once`,
-		);
-	}
+/** When a replaced key's subscription is refused, counted from its retirement or replacement now. */
+function retiringEnd(): string {
+	return toServiceTimestamp(new Date(Date.now() + DELIVERY_RETRIES_END_WITHIN_MS));
 }
 
 /**
@@ -471,129 +294,15 @@ async function removeSubscription(
 		);
 	if (failure === undefined) return 'deleted';
 	if (httpStatusOf(failure) !== 404) throw failure;
-	if (saysSubscriptionNotFound(failure)) return 'not found';
+	const code = (failure as { errorResponse?: { code?: unknown } }).errorResponse?.code;
+	if (code === SUBSCRIPTION_NOT_FOUND_ERROR) return 'not found';
 	const listed = await listSubscriptions(client);
 	if (!listed.some((subscription) => subscription.id === subscriptionId)) return 'not found';
 	throw new NodeOperationError(
 		context.getNode(),
 		`The delete did not reach subscription '${subscriptionId}': the service answered 404 but still lists it, so its delete address may differ from the package’s service contract`,
 		{
-			description: `The trigger deleted it with DELETE {Base URL}${paths.subscription(subscriptionId)}, and the answer was a 404 that does not say the subscription is unknown (such as a gateway’s answer to an address it does not know). The subscription still exists and still sends events to this webhook URL; n8n keeps its ID and tries again. ${SEE_SERVICE_CONTRACT} Please report this with the service’s answer.`,
+			description: `The trigger deleted it with DELETE {Base URL}${paths.subscription(subscriptionId)}, and the answer was a 404 that does not say the subscription is unknown (such as a gateway’s answer to an address it does not know). The subscription still exists and still sends events to this webhook URL; n8n keeps its ID and tries again. The package’s assumptions about the service are listed in docs/service-contract.md in its repository. Please report this with the service’s answer.`,
 		},
 	);
-}
-
-/** Whether a failed call's error carries the service's "subscription not found" code. */
-export function saysSubscriptionNotFound(error: unknown): boolean {
-	const response = (error as { errorResponse?: { code?: unknown } } | undefined)?.errorResponse;
-	return response?.code === SUBSCRIPTION_NOT_FOUND_ERROR;
-}
-
-function messageOf(error: unknown): string {
-	const message = (error as { message?: unknown } | undefined)?.message;
-	return typeof message === 'string' ? message : String(error);
-}
-
-/* ------------------------------------------------------------------------------ leftovers */
-
-/** n8n listens on a test URL for at most 2 minutes (its test webhook timeout). */
-const TEST_LISTEN_MAX_MS = 2 * 60_000;
-
-/**
- * A test subscription older than this, by the service's `createdAt` read against n8n's clock,
- * belongs to a listen that ended without deleting it.
- */
-export const TEST_SUBSCRIPTION_MAX_AGE_MS = TEST_LISTEN_MAX_MS + CLOCKS_DIFFER_BY_LESS_THAN_MS;
-
-/** Who makes this trigger's delivery keys: see deliveryKey.ts. */
-function keyMakerOf(context: IHookFunctions): KeyMaker {
-	return {
-		workflowId: String(context.getWorkflow().id ?? ''),
-		webhookId: String(context.getNode().webhookId ?? ''),
-	};
-}
-
-/** Where a notification URL points, its delivery key aside: origin and path segments. */
-function addressOf(url: string): { origin: string; segments: string[] } | undefined {
-	if (!URL.canParse(url)) return undefined;
-	const parsed = new URL(url);
-	return { origin: parsed.origin, segments: parsed.pathname.split('/').filter(Boolean) };
-}
-
-/**
- * Whether `listed` is the same webhook's address as `ours`, at the same or the other endpoint:
- * n8n's production and test URLs differ only in the segment before the webhook ID and path
- * (`webhook`, `webhook-test`, or what N8N_ENDPOINT_WEBHOOK* name them). Every other segment,
- * and the origin, must be equal: another n8n behind the same host under another path (N8N_PATH)
- * is not this one.
- */
-function sameWebhookAddress(
-	listed: { origin: string; segments: string[] },
-	ours: { origin: string; segments: string[] },
-): boolean {
-	const endpoint = ours.segments.length - 3;
-	return (
-		listed.origin === ours.origin &&
-		listed.segments.length === ours.segments.length &&
-		listed.segments.every(
-			(segment, index) => index === endpoint || segment === ours.segments[index],
-		)
-	);
-}
-
-/**
- * Deletes the subscriptions this trigger left behind at its own webhook URL, with the current API
- * key (the only one whose subscriptions the service lists): a create whose answer was lost and that
- * the service made later, an editor test registration that n8n never ended (a restart), one whose
- * ID the static data lost. "Its own" needs proof, never a guess: the subscription's delivery key
- * must carry this trigger's tag (deliveryKey.ts), so nothing made by another workflow, another key
- * or a user's own Subscription → Create is ever touched; and its address must be this n8n's webhook
- * URL or the same webhook's other one (sameWebhookAddress), so another n8n with the same workflow
- * is not. At `webhookUrl` itself every such subscription goes; at the other URL only those older
- * than a test listen can last. A failure is logged, never thrown: the next publish tries again.
- */
-async function removeLeftovers(
-	context: IHookFunctions,
-	client: ServiceClient,
-	webhookUrl: string,
-): Promise<void> {
-	const ours = addressOf(webhookUrl);
-	if (!ours || ours.segments.length < 3) return;
-	const maker = keyMakerOf(context);
-	const now = Date.now();
-	const isLeftover = (subscription: Subscription) => {
-		const listed = addressOf(String(subscription.notificationUrl ?? ''));
-		if (!listed || !sameWebhookAddress(listed, ours)) return false;
-		if (!madeBy(readDeliveryKey(String(subscription.notificationUrl)), maker)) return false;
-		if (listed.segments.join('/') === ours.segments.join('/')) return true;
-		const createdAt = Date.parse(String(subscription.createdAt ?? ''));
-		return now - createdAt > TEST_SUBSCRIPTION_MAX_AGE_MS;
-	};
-	let leftovers: Subscription[];
-	try {
-		leftovers = (await listSubscriptions(client)).filter(isLeftover);
-	} catch (error) {
-		logLine(
-			context,
-			'warn',
-			`could not look for subscriptions it left behind (${messageOf(error)}); it looks again at the next publish`,
-		);
-		return;
-	}
-	for (const leftover of leftovers) {
-		try {
-			await removeSubscription(context, client, leftover.id);
-			logLine(
-				context,
-				'info',
-				`deleted subscription ${leftover.id}, which it had left behind at its webhook URL (its delivery key proves it was this trigger's)`,
-			);
-		} catch (error) {
-			logLine(
-				context,
-				'warn',
-				`could not delete subscription ${leftover.id}, which it had left behind at its webhook URL (${messageOf(error)}); it tries again at the next publish`,
-			);
-		}
-	}
 }

@@ -85,18 +85,6 @@ describe('values in the URL', () => {
 		},
 	);
 
-	test('Subscription Delete refuses "." and ".." like the other identifiers', async () => {
-		const { testbed } = bed;
-		for (const value of ['.', '..']) {
-			const result = await run(
-				{ resource: 'subscription', operation: 'delete', subscriptionId: locator('id') },
-				value,
-			);
-			expect(result.error?.message).toBe(`The Subscription "${value}" is not valid [item 0]`);
-		}
-		expect(testbed.sim.log.entries().filter((entry) => entry.route !== 'token')).toEqual([]);
-	});
-
 	test('an address too long for the service is explained', async () => {
 		const result = await run(invoiceGet, 'é'.repeat(5000));
 		expect(result.error?.name).toBe('NodeApiError');

@@ -1,6 +1,6 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import * as delivery from '../../../nodes/InvoicingAssets/trigger/delivery';
+import { receiveDelivery } from '../../../nodes/InvoicingAssets/trigger/delivery';
 import type { Testbed } from '../../harness/testbed';
 import type { TriggerHost } from '../../harness/webhooks';
 import { keyOf, onlySubscription, resetSimulator, startHost, startTriggerTestbed } from './helpers';
@@ -32,10 +32,9 @@ test('static data written in webhook() is saved only when no execution starts', 
 	await host.publish();
 	const subscription = onlySubscription(testbed);
 	const url = `${host.webhookUrl}?apiKey=${encodeURIComponent(keyOf(subscription))}`;
-	const original = delivery.receiveDelivery;
-	jest.spyOn(delivery, 'receiveDelivery').mockImplementation(async function (
-		this: IWebhookFunctions,
-	) {
+	const trigger = testbed.harness.nodeTypes.getByNameAndVersion(host.node.type);
+	const original = receiveDelivery;
+	jest.spyOn(trigger, 'webhook').mockImplementation(async function (this: IWebhookFunctions) {
 		const body = this.getBodyData();
 		this.getWorkflowStaticData('node')[`probe-${String(body.eventType)}`] = true;
 		return await original.call(this);

@@ -14,14 +14,6 @@ import {
 	startTriggerTestbed,
 } from './helpers';
 
-// The late-create re-checks wait 1, 2 and 4 s in the product; here the same three re-checks wait
-// 10, 20 and 40 ms. Nothing in this file commits late, so what they find is the same: nothing.
-// (test/integration/trigger/leftovers.test.ts waits them out for real, for a late commit.)
-jest.mock('../../../nodes/InvoicingAssets/transport/contract', () => ({
-	...jest.requireActual<object>('../../../nodes/InvoicingAssets/transport/contract'),
-	LATE_CREATE_RECHECK_DELAYS_MS: [10, 20, 40],
-}));
-
 let testbed: Testbed;
 let host: TriggerHost;
 

@@ -4,10 +4,10 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	isGiven,
+	readLimit,
 	requireChoice,
 	requireHttpsUrl,
 	requireIdentifier,
-	requireLimit,
 	requireText,
 	toServiceDate,
 } from '../../../nodes/InvoicingAssets/actions/validation';
@@ -187,11 +187,19 @@ describe('text and identifiers', () => {
 		expect(garbage.message).toBe('The Notification URL is not a valid URL [item 4]');
 	});
 
-	test('requireLimit takes whole numbers of at least 1, also as text', () => {
-		expect(requireLimit(berlin, 0, 5)).toBe(5);
-		expect(requireLimit(berlin, 0, '150')).toBe(150);
+	test('readLimit takes whole numbers of at least 1, also as text', () => {
+		const limitOf = (limit: unknown) =>
+			readLimit(
+				{
+					...berlin,
+					getNodeParameter: (name: string) => (name === 'limit' ? limit : false),
+				} as unknown as IExecuteFunctions,
+				1,
+			);
+		expect(limitOf(5)).toBe(5);
+		expect(limitOf('150')).toBe(150);
 		for (const value of [0, -1, 1.5, 'ten', '', undefined, Number.NaN]) {
-			expect(thrown(() => requireLimit(berlin, 1, value)).message).toBe(
+			expect(thrown(() => limitOf(value)).message).toBe(
 				'The Limit must be a whole number of at least 1 [item 1]',
 			);
 		}

@@ -1,18 +1,9 @@
-import type { INode } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
-
 import { ALL_EVENTS, selectedEventTypes } from '../../../nodes/InvoicingAssets/shared/events';
-import {
-	NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS,
-	SUBSCRIPTION_NOT_FOUND_ERROR,
-} from '../../../nodes/InvoicingAssets/transport/contract';
 import {
 	isServiceEvent,
 	readCreatedSubscriptionId,
 	readSubscriptionList,
 } from '../../../nodes/InvoicingAssets/transport/responses';
-import { surelyDeliveredToSubscriptionMadeAt } from '../../../nodes/InvoicingAssets/trigger/delivery';
-import { saysSubscriptionNotFound } from '../../../nodes/InvoicingAssets/trigger/subscription';
 
 /** The subscription and event parts of the contract, as the trigger reads them. */
 const GUID = '3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47';
@@ -120,54 +111,5 @@ describe('selectedEventTypes', () => {
 		for (const nothing of [[], '', undefined, null, ['']]) {
 			expect(selectedEventTypes(nothing)).toBeUndefined();
 		}
-	});
-});
-
-describe('saysSubscriptionNotFound', () => {
-	const node = { name: 'Trigger' } as INode;
-
-	test('reads the service code the failure carries', () => {
-		const unknown = new NodeApiError(node, {
-			message: 'Subscription not found',
-			httpCode: '404',
-			code: SUBSCRIPTION_NOT_FOUND_ERROR,
-		});
-		const route = new NodeApiError(node, {
-			message: 'No such endpoint',
-			httpCode: '404',
-			code: 'not_found',
-		});
-		const bare = new NodeApiError(node, { message: 'Not found', httpCode: '404' });
-		expect([unknown, route, bare, new Error('x'), undefined].map(saysSubscriptionNotFound)).toEqual(
-			[true, false, false, false, false],
-		);
-	});
-});
-
-describe('surelyDeliveredToSubscriptionMadeAt', () => {
-	const madeAt = Date.parse('2026-11-24T10:00:05Z');
-	const after = (ms: number) => madeAt + ms;
-
-	test(`an event that occurred more than ${NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS} ms after the creation reached it`, () => {
-		expect(
-			surelyDeliveredToSubscriptionMadeAt(
-				after(NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS + 1),
-				madeAt,
-			),
-		).toBe(true);
-		expect(surelyDeliveredToSubscriptionMadeAt(after(24 * 3600_000), madeAt)).toBe(true);
-	});
-
-	test.each([
-		['before the creation', after(-1000)],
-		['in the same second', madeAt],
-		[
-			'a few seconds after (the service may fan it out before the new subscription is known)',
-			after(3000),
-		],
-		['just within the margin', after(NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS)],
-		['at an unknown time', undefined],
-	])('an event that occurred %s may not have reached it', (_name, occurredAt) => {
-		expect(surelyDeliveredToSubscriptionMadeAt(occurredAt, madeAt)).toBe(false);
 	});
 });

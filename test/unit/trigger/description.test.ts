@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import type { INodeProperties } from 'n8n-workflow';
 
+import { InvoicingAssets } from '../../../nodes/InvoicingAssets/InvoicingAssets.node';
 import { InvoicingAssetsTrigger } from '../../../nodes/InvoicingAssets/InvoicingAssetsTrigger.node';
 import { EVENT_TYPES } from '../../../nodes/InvoicingAssets/transport/contract';
 import { parseQuery } from '../../harness/webhooks';
@@ -11,6 +12,28 @@ import { parseQuery } from '../../harness/webhooks';
 const { description } = new InvoicingAssetsTrigger();
 const property = (name: string) =>
 	description.properties.find((entry) => entry.name === name) as INodeProperties;
+
+/** Sentences in an editor text: a full stop and a capital start the next one ("e.g. x" does not). */
+const sentences = (text: string) => text.trim().split(/[.!?]\s+(?=[A-Z])/).length;
+
+/** Every parameter and option of a node, however deep in collections. */
+function parametersOf(properties: unknown[]): INodeProperties[] {
+	return (properties as INodeProperties[]).flatMap((entry) => [
+		entry,
+		...parametersOf((entry.options ?? []) as unknown[]),
+	]);
+}
+
+test('every description in the editor of the action node and the webhook trigger is one sentence', () => {
+	const described = [new InvoicingAssets().description, description]
+		.flatMap((node) => parametersOf(node.properties))
+		.filter((entry) => typeof entry.description === 'string');
+	const longer = described.filter((entry) => sentences(entry.description ?? '') > 1);
+	expect(longer.map((entry) => `${entry.displayName ?? entry.name}: ${entry.description}`)).toEqual(
+		[],
+	);
+	expect(described.length).toBeGreaterThan(20);
+});
 
 describe('trigger description', () => {
 	test('one POST webhook at path "webhook", answered on receipt with the node’s own response', () => {
@@ -53,10 +76,11 @@ describe('trigger description', () => {
 		]);
 	});
 
-	test('a notice explains the HTTPS rule and the test and production URLs', () => {
+	test('a notice of at most two sentences names the HTTPS rule and N8N_WEBHOOK_URL', () => {
 		const notice = property('httpsNotice');
 		expect(notice.type).toBe('notice');
-		for (const text of ['HTTPS', 'TLS 1.2', 'N8N_WEBHOOK_URL', 'test', 'production']) {
+		expect(sentences(notice.displayName)).toBeLessThanOrEqual(2);
+		for (const text of ['https://', 'TLS 1.2', 'N8N_WEBHOOK_URL']) {
 			expect(notice.displayName).toContain(text);
 		}
 	});

@@ -8,6 +8,7 @@ import { httpStatusOf } from '../../transport/errors';
 import { billedAssetIds } from '../../transport/responses';
 import { summarizeAsset, summarizeInvoice } from '../simplify';
 import { concurrencyOption, recordOptions, simplifyOption } from '../common.descriptions';
+import { simplified, type RecordOutput } from '../records';
 import { readConcurrency } from '../validation';
 
 export const includeBilledAssetsOption: INodeProperties = {
@@ -16,7 +17,7 @@ export const includeBilledAssetsOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		'Whether to fetch the managed assets the invoice’s lines bill and add them as "assets", once each, in line order. An asset that no longer exists is null there; its ID and the reason are listed in "missingAssets".',
+		'Whether to add the managed assets the invoice’s lines bill as "assets" (one that no longer exists is null, and listed in "missingAssets")',
 };
 
 /** The Options of Invoice Get and Get Many. */
@@ -132,11 +133,22 @@ function failureForItem(
 /** One lookup per node run: the action node makes one ServiceClient per run. */
 const runs = new WeakMap<ServiceClient, BilledAssets>();
 
-export function billedAssetsOfRun(context: IExecuteFunctions, client: ServiceClient): BilledAssets {
-	let lookup = runs.get(client);
-	if (!lookup) {
-		lookup = new BilledAssets(client, readConcurrency(context));
-		runs.set(client, lookup);
+/** The output of Invoice Get and Get Many: Simplify, and Include Billed Assets. */
+export const invoiceOutput: RecordOutput<Invoice> = async (
+	context,
+	client,
+	invoices,
+	itemIndex,
+) => {
+	if (context.getNodeParameter('options.includeBilledAssets', itemIndex, false) !== true) {
+		return await simplified(summarizeInvoice)(context, client, invoices, itemIndex);
 	}
-	return lookup;
-}
+	const simplify = context.getNodeParameter('options.simplify', itemIndex, false) === true;
+	const billedAssets = runs.get(client) ?? new BilledAssets(client, readConcurrency(context));
+	runs.set(client, billedAssets);
+	return await Promise.all(
+		invoices.map(
+			async (invoice) => await billedAssets.addTo(context, invoice, simplify, itemIndex),
+		),
+	);
+};

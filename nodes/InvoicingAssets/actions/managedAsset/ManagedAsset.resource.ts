@@ -1,34 +1,21 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+import { resourceDescription } from '../common.descriptions';
 import type { Operation } from '../types';
 import * as get from './get.operation';
 import * as getAll from './getMany.operation';
 
 export const operations: Record<string, Operation> = { get, getAll };
 
-export const description: INodeProperties[] = [
+export const description = resourceDescription('managedAsset', operations, [
 	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['managedAsset'] } },
-		options: [
-			{
-				name: 'Get',
-				value: 'get',
-				description: 'Retrieve a managed asset by its ID',
-				action: 'Get a managed asset',
-			},
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				description: 'List managed assets, optionally filtered by status, type, site or customer',
-				action: 'Get many managed assets',
-			},
-		],
-		default: 'get',
+		name: 'Get',
+		value: 'get',
+		description: 'Retrieve a managed asset by its ID',
+		action: 'Get a managed asset',
 	},
-	...get.description,
-	...getAll.description,
-];
+	{
+		name: 'Get Many',
+		value: 'getAll',
+		description: 'List managed assets, optionally filtered by status, type, site or customer',
+		action: 'Get many managed assets',
+	},
+]);

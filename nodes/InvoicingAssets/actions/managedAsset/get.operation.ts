@@ -1,16 +1,13 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
-
-import type { ServiceClient } from '../../transport';
 import { ASSET_ID_PATTERN, paths, type Asset } from '../../transport/contract';
+import { recordOptions } from '../common.descriptions';
+import { getOperation, simplified } from '../records';
 import { summarizeAsset } from '../simplify';
-import { recordLocator, recordOptions } from '../common.descriptions';
-import { requireIdentifier } from '../validation';
 
 const EXAMPLE = 'AST-000123';
 
-const properties: INodeProperties[] = [
-	recordLocator({
+export const { description, execute } = getOperation<Asset>({
+	resource: 'managedAsset',
+	locator: {
 		displayName: 'Asset ID',
 		name: 'assetId',
 		description: 'The managed asset to get',
@@ -20,32 +17,9 @@ const properties: INodeProperties[] = [
 		example: EXAMPLE,
 		pattern: ASSET_ID_PATTERN,
 		errorMessage: `Enter an asset ID such as ${EXAMPLE}`,
-	}),
-	recordOptions,
-];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['managedAsset'], operation: ['get'] } },
-	properties,
-);
-
-export async function execute(
-	this: IExecuteFunctions,
-	client: ServiceClient,
-	itemIndex: number,
-): Promise<IDataObject[]> {
-	const assetId = requireIdentifier(
-		this,
-		itemIndex,
-		this.getNodeParameter('assetId', itemIndex, '', { extractValue: true }),
-		'Asset ID',
-		EXAMPLE,
-	);
-	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
-	const asset = await client.getRecord<Asset>({
-		path: paths.asset(assetId),
-		subject: `Managed asset '${assetId}'`,
-		itemIndex,
-	});
-	return [(simplify ? summarizeAsset(asset) : asset) as unknown as IDataObject];
-}
+	},
+	options: recordOptions,
+	path: paths.asset,
+	subject: (id) => `Managed asset '${id}'`,
+	output: simplified(summarizeAsset),
+});

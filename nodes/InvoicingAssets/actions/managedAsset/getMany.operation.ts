@@ -1,101 +1,65 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { ServiceClient } from '../../transport';
-import { readAllPages } from '../../transport/pageReader';
 import { ASSET_STATUSES, paths, type Asset, type AssetFilters } from '../../transport/contract';
-import { summarizeAsset } from '../simplify';
 import {
-	FIRST_RECORDS_ADVICE,
-	limitProperty,
+	customerNumberFilter,
 	recordOptions,
-	returnAllProperty,
 	statusOptions,
 	updatedRangeFilters,
 } from '../common.descriptions';
-import { isGiven, optionalText, readLimit, readUpdatedRange, requireChoice } from '../validation';
+import { getManyOperation, simplified } from '../records';
+import { summarizeAsset } from '../simplify';
+import { isGiven, optionalText, readUpdatedRange, requireChoice } from '../validation';
 
-const properties: INodeProperties[] = [
-	returnAllProperty,
-	limitProperty,
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Customer Number',
-				name: 'customerNumber',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. CUST-10001',
-				description: 'Only the assets of this customer',
-			},
-			{
-				displayName: 'Serial Number',
-				name: 'serialNumber',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. SN4KX7Q2M9PA',
-				description: 'Only the asset with this serial number',
-			},
-			{
-				displayName: 'Site',
-				name: 'site',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. Berlin HQ',
-				description: 'Only the assets at this site, written exactly as the service spells it',
-			},
-			{
-				displayName: 'Status',
-				name: 'status',
-				type: 'options',
-				options: statusOptions(ASSET_STATUSES),
-				default: 'active',
-				description: 'Only assets in this state',
-			},
-			{
-				displayName: 'Type',
-				name: 'type',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. router',
-				description: 'Only assets of this type, written exactly as the service spells it',
-			},
-			...updatedRangeFilters('assets'),
-		],
-	},
-	recordOptions,
-];
+export const { description, execute } = getManyOperation<Asset>({
+	resource: 'managedAsset',
+	filters: [
+		customerNumberFilter('the assets'),
+		{
+			displayName: 'Serial Number',
+			name: 'serialNumber',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. SN4KX7Q2M9PA',
+			description: 'Only the asset with this serial number',
+		},
+		{
+			displayName: 'Site',
+			name: 'site',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. Berlin HQ',
+			description: 'Only the assets at this site, written exactly as the service spells it',
+		},
+		{
+			displayName: 'Status',
+			name: 'status',
+			type: 'options',
+			options: statusOptions(ASSET_STATUSES),
+			default: 'active',
+			description: 'Only assets in this state',
+		},
+		{
+			displayName: 'Type',
+			name: 'type',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. router',
+			description: 'Only assets of this type, written exactly as the service spells it',
+		},
+		...updatedRangeFilters('assets'),
+	],
+	readFilters,
+	options: recordOptions,
+	listPath: paths.assets,
+	output: simplified(summarizeAsset),
+});
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['managedAsset'], operation: ['getAll'] } },
-	properties,
-);
-
-export async function execute(
-	this: IExecuteFunctions,
-	client: ServiceClient,
+function readFilters(
+	context: IExecuteFunctions,
 	itemIndex: number,
-): Promise<IDataObject[]> {
-	const limit = readLimit(this, itemIndex);
-	const filters = readFilters(this, itemIndex);
-	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
-	const assets = await readAllPages<Asset>(client, {
-		path: paths.assets,
-		qs: { ...filters },
-		limit,
-		itemIndex,
-		advice: FIRST_RECORDS_ADVICE,
-	});
-	return (simplify ? assets.map(summarizeAsset) : assets) as unknown as IDataObject[];
-}
-
-function readFilters(context: IExecuteFunctions, itemIndex: number): AssetFilters {
-	const given = context.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	given: IDataObject,
+): AssetFilters {
 	const filters: AssetFilters = {};
 	if (isGiven(given.status)) {
 		filters.status = requireChoice(context, itemIndex, given.status, ASSET_STATUSES, 'Status');

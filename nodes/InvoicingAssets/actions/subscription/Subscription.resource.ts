@@ -1,5 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+import { resourceDescription } from '../common.descriptions';
 import type { Operation } from '../types';
 import * as create from './create.operation';
 import * as del from './delete.operation';
@@ -7,36 +6,28 @@ import * as getAll from './getMany.operation';
 
 export const operations: Record<string, Operation> = { create, delete: del, getAll };
 
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['subscription'] } },
-		options: [
-			{
-				name: 'Create',
-				value: 'create',
-				description: 'Register an HTTPS address to receive events',
-				action: 'Create a subscription',
-			},
-			{
-				name: 'Delete',
-				value: 'delete',
-				description: 'Stop the events sent to an address',
-				action: 'Delete a subscription',
-			},
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				description: 'List the webhook subscriptions',
-				action: 'Get many subscriptions',
-			},
-		],
-		default: 'getAll',
-	},
-	...create.description,
-	...del.description,
-	...getAll.description,
-];
+export const description = resourceDescription(
+	'subscription',
+	operations,
+	[
+		{
+			name: 'Create',
+			value: 'create',
+			description: 'Register an HTTPS address to receive events',
+			action: 'Create a subscription',
+		},
+		{
+			name: 'Delete',
+			value: 'delete',
+			description: 'Stop the events sent to an address',
+			action: 'Delete a subscription',
+		},
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			description: 'List the webhook subscriptions',
+			action: 'Get many subscriptions',
+		},
+	],
+	'getAll',
+);

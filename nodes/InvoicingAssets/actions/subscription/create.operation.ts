@@ -22,7 +22,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. https://n8n.example.com/webhook/invoices',
 		description:
-			'The HTTPS address the service posts events to. It must be reachable from the internet and secured with TLS 1.2 or later.',
+			'The HTTPS address (TLS 1.2 or later, reachable from the internet) the service posts events to',
 	},
 	{
 		displayName: 'Event Types',
@@ -30,7 +30,7 @@ const properties: INodeProperties[] = [
 		type: 'multiOptions',
 		options: eventTypeOptions,
 		default: [ALL_EVENTS],
-		description: `Which events to receive. Known types: ${EVENT_TYPES.join(', ')}.`,
+		description: 'Which events the subscription receives',
 	},
 	{
 		displayName: 'Additional Fields',
