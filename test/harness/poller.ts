@@ -106,6 +106,13 @@ export class PollingWorkflow {
 		return result?.[0] ?? null;
 	}
 
+	/** Changes the trigger's static data in place, as a test's fault (n8n saves it as it is). */
+	editStaticData(edit: (staticData: IDataObject) => void) {
+		if (!this.workflow) throw new Error('The workflow is not active');
+		edit(this.workflow.getStaticData('node', this.workflow.getNode(POLLING_NODE_NAME) as INode));
+		this.save();
+	}
+
 	/** The static data n8n would have saved by now. */
 	savedStaticData(): IDataObject {
 		return JSON.parse(this.saved) as IDataObject;

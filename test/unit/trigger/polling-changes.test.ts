@@ -120,6 +120,22 @@ describe('the Polling Trigger’s positions', () => {
 	});
 });
 
+describe('the Polling Trigger’s start', () => {
+	test('without the service’s clock, the start is as early as the two clocks may differ: a change stamped up to 5 minutes before n8n’s time is reported', () => {
+		const memory = KindMemory.startingAt(T0, LISTED_WITHIN_MS, 'invoice');
+		memory.baseline = [];
+		const follow = {
+			...window('follow', memory.cursor, T0 + 60_000),
+			uncertainty: LISTED_WITHIN_MS,
+		};
+		const paid = invoice(1, T0 - DAY, T0 - 4 * 60_000, 'paid');
+		expect(ids(memory.accept(paid, follow, T0 + 60_000))).toEqual([
+			'invoice.issued:INV-1',
+			'invoice.paid:INV-1',
+		]);
+	});
+});
+
 describe('the Polling Trigger’s memory of issues and final states', () => {
 	test(`issued on first sighting within ${ISSUED_WITHIN_MS / DAY} days of its issueDate, once; never when listed before the start`, () => {
 		const memory = KindMemory.startingAt(T0, 0, 'invoice');

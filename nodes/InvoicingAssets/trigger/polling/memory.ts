@@ -170,7 +170,8 @@ export class KindMemory implements ReportedBefore {
 
 	/** A kind that starts now: the baseline reads come first. */
 	static startingAt(now: number, uncertainty: number, kind: 'invoice' | 'asset'): KindMemory {
-		const start = floorSecond(now);
+		// Without the service's clock, the start it may be at the earliest: nothing after it is lost.
+		const start = floorSecond(now - uncertainty);
 		const settled = floorSecond(now - LISTED_WITHIN_MS - uncertainty);
 		const baseline = kind === 'invoice' ? ['recent', 'issued'] : ['recent'];
 		return new KindMemory(
@@ -266,7 +267,7 @@ export class KindMemory implements ReportedBefore {
 				);
 			}
 		}
-		if (purpose === 'settle' && to !== undefined) {
+		if (purpose === 'settle' && to !== undefined && to >= from) {
 			const full = this.countStates(to, to + SECOND_MS - 1) >= MAX_PAGE_SIZE;
 			this.settled = Math.max(this.settled, full ? to + SECOND_MS : to);
 		}

@@ -204,7 +204,6 @@ async function readKind(
 		// A kind's first step of a poll is read even without time left, so that every poll moves
 		// both windows on.
 		if ((step > 0 || !firstRound) && clock.roundsLeft() < 1) return false;
-		memory.settle ??= nextSettle(memory, clock);
 		const room = memory.countStates() + settleToCome(memory) + ROUND <= MAX_STATES;
 		const follow: OpenWindow | undefined =
 			followed || !room ? undefined : (memory.follow ??= nextFollow(memory, clock));
@@ -224,16 +223,26 @@ async function readKind(
 		const settle = (memory.settle ??= nextSettle(memory, clock));
 		if (!follow && !settle) return true;
 		if (settle) {
-			// A settle window holds its states until it ends: narrowed until they fit the bound.
-			const fits = (total: number) =>
-				settle.purpose !== 'settle' ||
-				memory.countStates() + total - memory.countStates(settle.from, settle.to) <= MAX_STATES;
-			if (await readExactly(client, kind, settle, clock, take(settle), fits)) {
+			const endAllowed = (window: OpenWindow) => settleEndAllowed(memory, window);
+			if (await readExactly(client, kind, settle, clock, take(settle), endAllowed)) {
 				memory.settle = undefined;
 				memory.completed(settle);
 			}
 		}
 	}
+}
+
+/**
+ * A settle window's end once its first page answered: no later than what can no longer be
+ * listed late by the service's time of that answer (a window planned by a clock that jumped is
+ * narrowed), and halved while its states would not fit the bound.
+ */
+function settleEndAllowed(memory: KindMemory, window: OpenWindow): number | undefined {
+	const { purpose, from, to, openedAt, uncertainty, total } = window;
+	if (purpose !== 'settle' || to === undefined) return undefined;
+	const fits = memory.countStates() + (total ?? 0) - memory.countStates(from, to) <= MAX_STATES;
+	const end = fits || to - from < 2 * SECOND_MS ? to : floorSecond((from + to) / 2);
+	return Math.min(end, floorSecond(openedAt - LISTED_WITHIN_MS - uncertainty) - SECOND_MS);
 }
 
 /** Records of a round of pages. */

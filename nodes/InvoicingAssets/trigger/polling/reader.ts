@@ -9,7 +9,7 @@ import {
 	type Invoice,
 } from '../../transport/contract';
 import { PAGE_CONCURRENCY, readPages, type ListPage } from '../../transport/pageReader';
-import { floorSecond, SECOND_MS, type RecordKind } from './changes';
+import type { RecordKind } from './changes';
 import { LISTED_WITHIN_MS, timestampOf, type OpenWindow } from './memory';
 
 export type Page = ListPage<Invoice | Asset>;
@@ -121,8 +121,8 @@ export async function readOn(
  * many leave, and however many polls the read takes. Several pages are asked for at once only
  * while the total stays as it was (nothing moved between them); after a change, one at a time.
  * The first page is read again at the end only when the total fell since it was read.
- * `fits` may narrow the window when its first page shows too many records. Returns whether the
- * window was read to its end.
+ * `endAllowed` may narrow the window once its first page showed the total and the service's time;
+ * it is then read again from its first page. Returns whether the window was read to its end.
  */
 export async function readExactly(
 	client: ServiceClient,
@@ -130,7 +130,7 @@ export async function readExactly(
 	window: OpenWindow,
 	clock: PollClock,
 	take: (page: Page) => void,
-	fits: (total: number) => boolean = () => true,
+	endAllowed: (window: OpenWindow) => number | undefined = () => undefined,
 ): Promise<boolean> {
 	const started = Date.now();
 	// The first page comes last, alone: it need not be read again when nothing moved.
@@ -164,11 +164,13 @@ export async function readExactly(
 			return window.nextPage < FIRST_PAGE;
 		}
 		window.total = page.totalItems ?? null;
+		const end = window.nextPage === FIRST_PAGE ? endAllowed(window) : undefined;
+		if (end !== undefined && window.to !== undefined && end < window.to) {
+			window.to = end;
+			return end < window.from;
+		}
 		if (window.total === null) {
 			window.nextPage += 1;
-		} else if (!fits(window.total) && (window.to ?? 0) - window.from >= 2 * SECOND_MS) {
-			window.to = floorSecond((window.from + (window.to ?? 0)) / 2);
-			window.nextPage = FIRST_PAGE;
 		} else {
 			window.descending = true;
 			window.steady = true;
