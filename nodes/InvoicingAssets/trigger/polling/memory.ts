@@ -35,7 +35,7 @@ export const MAX_STATES = 20_000;
 
 /**
  * Why a window is read: the baseline's two reads ('recent': what is listed at the start;
- * 'issued': the invoices issued in the days before it), or the two positions' reads.
+ * 'issued': the invoices issued from some days before it on), or the two positions' reads.
  */
 export type WindowPurpose = 'recent' | 'issued' | 'follow' | 'settle';
 
@@ -44,7 +44,7 @@ export interface OpenWindow {
 	purpose: WindowPurpose;
 	/** updatedFrom (epoch ms, a whole second); for the issued baseline, issuedFrom. */
 	from: number;
-	/** updatedTo (inclusive) or issuedTo; undefined: whatever is listed now. */
+	/** updatedTo (inclusive); undefined: whatever is listed now. */
 	to?: number;
 	/** The service's time of the window's first page, and of its latest (epoch ms). */
 	openedAt: number;

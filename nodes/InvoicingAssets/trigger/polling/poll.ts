@@ -29,7 +29,7 @@ import {
 	timestampOf,
 	type OpenWindow,
 } from './memory';
-import { firstPage, openWindow, PollClock, readExactly, readOn, type Page } from './reader';
+import { openWindow, PollClock, readExactly, readOn, readPage, type Page } from './reader';
 
 /** Where the trigger keeps its state in the node's static data. */
 const STATE_KEY = 'pollState';
@@ -172,15 +172,20 @@ async function readChanges(
 	return { memories, events, failure, pagesRead };
 }
 
-/** A kind's first poll: it starts now, by the service's clock (one one-record request). */
+/**
+ * A kind's first poll: it starts now, by the service's clock, from this poll's answers (so that
+ * kinds that start together start at once) or else from a one-record request.
+ */
 export async function startKind(
 	client: ServiceClient,
 	kind: RecordKind,
 	clock: PollClock,
 ): Promise<KindMemory> {
-	const started = Date.now();
-	const page = await firstPage(client, kind, {}, 1, clock.deadline);
-	clock.measured(Date.now() - started, page?.answeredAt);
+	if (!clock.heard()) {
+		const started = Date.now();
+		const page = await readPage(client, kind, {}, { limit: 1, deadline: clock.deadline });
+		clock.measured(Date.now() - started, page?.answeredAt);
+	}
 	const { now, uncertainty } = clock.serviceNow();
 	return KindMemory.startingAt(now, uncertainty, kind);
 }
@@ -275,15 +280,15 @@ function nextFollow(memory: KindMemory, clock: PollClock): OpenWindow | undefine
 }
 
 /**
- * The next exact window: the issued baseline (invoices issued within ISSUED_WITHIN_MS before the
- * start), then a settle window from the settled position up to what can no longer be listed
+ * The next exact window: the issued baseline (invoices issued from ISSUED_WITHIN_MS before the
+ * start on, later issue dates included), then a settle window from the settled position up to what can no longer be listed
  * late, once that reaches the cursor (nothing else reads it), spans the listing bound, or the
  * states kept fill the bound. A follow window that starts before its end gives way to it.
  */
 function nextSettle(memory: KindMemory, clock: PollClock): OpenWindow | undefined {
 	if (memory.baseline[0] === 'issued') {
 		const issuedFrom = Math.floor((memory.start - ISSUED_WITHIN_MS) / DAY_MS - 1) * DAY_MS;
-		return openWindow('issued', issuedFrom, memory.start, clock);
+		return openWindow('issued', issuedFrom, undefined, clock);
 	}
 	const end = settleEnd(memory, clock);
 	if (memory.baseline.length > 0 || end === Number.NEGATIVE_INFINITY) return undefined;
@@ -343,7 +348,7 @@ async function fetchTestEvent(
 	for (const kind of kinds) {
 		for (const lookBack of [...TEST_EVENT_LOOKBACK_MS, undefined]) {
 			const since = lookBack === undefined ? {} : { updatedFrom: timestampOf(now - lookBack) };
-			const records = (await firstPage(client, kind, since, MAX_PAGE_SIZE))?.records ?? [];
+			const records = (await readPage(client, kind, since, {}))?.records ?? [];
 			const matches = records.flatMap((record) => {
 				const polled = { kind, record } as PolledRecord;
 				const id = recordId(polled) ?? '';

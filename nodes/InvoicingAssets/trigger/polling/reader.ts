@@ -32,6 +32,11 @@ export class PollClock {
 			: { now: Date.now() + this.offset, uncertainty: 0 };
 	}
 
+	/** Whether the service answered in this poll. */
+	heard(): boolean {
+		return this.roundMs !== undefined;
+	}
+
 	/** How many more rounds of page requests fit in the poll. */
 	roundsLeft(): number {
 		const left = this.deadline - Date.now();
@@ -41,7 +46,7 @@ export class PollClock {
 	}
 
 	/** A round took `ms`; the service answered at `answeredAt`. */
-	measured(ms: number, answeredAt: number | undefined) {
+	measured(ms: number, answeredAt?: number) {
 		// The slower of the last round and the average: a poll plans for pages slower than the last.
 		this.roundMs = this.roundMs === undefined ? ms : Math.max(ms, (this.roundMs + ms) / 2);
 		if (answeredAt !== undefined) this.offset = answeredAt - Date.now();
@@ -68,13 +73,11 @@ export function openWindow(
 	};
 }
 
-/** How a read upwards ended: its first page held the whole window, or it was read to its end. */
-export type ReadEnd = 'snapshot' | 'end' | undefined;
-
 /**
  * One round of a read upwards (a follow window, the recent baseline): up to PAGE_CONCURRENCY
  * pages from where the window stopped, each handed to `take` and stored in the window as it
- * comes, while `goOn` allows. Returns how the window ended, or undefined when it goes on. Such a
+ * comes, while `goOn` allows. Returns how the window ended (its first page held it whole, or it
+ * was read to its end), or undefined when it goes on. Such a
  * read tolerates a list that moves under it: a record it misses (records before it left the
  * list between two pages), a settle window reads.
  */
@@ -85,9 +88,8 @@ export async function readOn(
 	clock: PollClock,
 	take: (page: Page) => void,
 	goOn: () => boolean,
-): Promise<ReadEnd> {
+): Promise<'snapshot' | 'end' | undefined> {
 	const started = Date.now();
-	let answeredAt: number | undefined;
 	try {
 		for await (const page of readPages<Invoice | Asset>(client, {
 			path: listPathOf(kind),
@@ -98,7 +100,6 @@ export async function readOn(
 			limit: (window.nextPage === FIRST_PAGE ? 1 : PAGE_CONCURRENCY) * MAX_PAGE_SIZE,
 			deadline: clock.deadline,
 		})) {
-			answeredAt = page.answeredAt ?? answeredAt;
 			arrived(window, page, clock);
 			take(page);
 			window.total = page.totalItems ?? null;
@@ -108,7 +109,7 @@ export async function readOn(
 		}
 		return undefined;
 	} finally {
-		clock.measured(Date.now() - started, answeredAt);
+		clock.measured(Date.now() - started);
 	}
 }
 
@@ -140,12 +141,15 @@ export async function readExactly(
 			: 1;
 	const numbers = Array.from({ length: count }, (_, index) => window.nextPage - index);
 	const answers = await Promise.allSettled(
-		numbers.map(async (page) => await onePage(client, kind, queryOf(window), page, clock.deadline)),
+		numbers.map(
+			async (page) =>
+				await readPage(client, kind, queryOf(window), { page, deadline: clock.deadline }),
+		),
 	);
 	const pages = answers.flatMap((answer) =>
 		answer.status === 'fulfilled' && answer.value ? [answer.value] : [],
 	);
-	clock.measured(Date.now() - started, pages.find((page) => page.answeredAt)?.answeredAt);
+	clock.measured(Date.now() - started);
 	for (const page of pages) {
 		arrived(window, page, clock);
 		take(page);
@@ -213,34 +217,26 @@ export function listPathOf(kind: RecordKind): string {
 }
 
 /** One page of a list query, alone (`limit` records at most); undefined for no page. */
-async function onePage(
+export async function readPage(
 	client: ServiceClient,
 	kind: RecordKind,
 	qs: IDataObject,
-	page: number,
-	deadline?: number,
-	limit = MAX_PAGE_SIZE,
+	{
+		page = FIRST_PAGE,
+		limit = MAX_PAGE_SIZE,
+		deadline,
+	}: { page?: number; limit?: number; deadline?: number },
 ): Promise<Page | undefined> {
 	const read = { path: listPathOf(kind), qs, limit, startPage: page, pagesInFlight: 1, deadline };
 	const first = await readPages<Invoice | Asset>(client, read).next();
 	return first.done ? undefined : first.value;
 }
 
-/** The first page of a list query, alone (`limit` records at most); undefined for no page. */
-export async function firstPage(
-	client: ServiceClient,
-	kind: RecordKind,
-	qs: IDataObject,
-	limit: number,
-	deadline?: number,
-): Promise<Page | undefined> {
-	return await onePage(client, kind, qs, FIRST_PAGE, deadline, limit);
-}
-
-function queryOf(window: OpenWindow): IDataObject {
-	if (window.purpose === 'issued') {
-		return { issuedFrom: timestampOf(window.from), issuedTo: timestampOf(window.to ?? 0) };
-	}
-	const to = window.to === undefined ? {} : { updatedTo: timestampOf(window.to) };
-	return { updatedFrom: timestampOf(window.from), ...to };
+function queryOf({ purpose, from, to }: OpenWindow): IDataObject {
+	const [fromKey, toKey] =
+		purpose === 'issued' ? ['issuedFrom', 'issuedTo'] : ['updatedFrom', 'updatedTo'];
+	return {
+		[fromKey]: timestampOf(from),
+		...(to === undefined ? {} : { [toKey]: timestampOf(to) }),
+	};
 }
