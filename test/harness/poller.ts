@@ -28,7 +28,7 @@ export type PollOutcome = { items: INodeExecutionData[] | null } | { error: Erro
  * With `durable`, as n8n 2.41's durable scheduler with durable cursors runs it: every poll gets
  * the saved static data afresh; the node's static data of the poll run at publishing is kept only
  * when that poll emits (the workflow's global static data is saved either way), and a scheduled
- * poll's node static data is committed whether it emits or not.
+ * poll's node static data is committed when it changed it, whether it emits or not.
  */
 export class PollingWorkflow {
 	/** The node's static data as n8n's database holds it (JSON). */
@@ -73,7 +73,10 @@ export class PollingWorkflow {
 		const before = this.saved;
 		try {
 			const items = await this.run(this.workflow, 'trigger', this.durable ? 'update' : 'activate');
-			if (this.durable) this.save();
+			// The durable scheduler commits what a poll changed; a poll that changed nothing, nothing.
+			const node = this.workflow.getNode(POLLING_NODE_NAME) as INode;
+			const changed = JSON.stringify(this.workflow.getStaticData('node', node)) !== before;
+			if (this.durable && changed) this.save();
 			if (commitLater && items !== null) {
 				this.held = this.saved;
 				this.saved = before;

@@ -14,6 +14,7 @@ import {
 	assetIds,
 	expectEachOnce,
 	HOUR,
+	issueMany,
 	itemsOf,
 	keys,
 	MINUTE,
@@ -382,18 +383,16 @@ describe('Polling Trigger: stamps it cannot trust', () => {
 
 describe('Polling Trigger: polls n8n runs side by side, and rate limits', () => {
 	test('two polls of one trigger at the same time (n8n’s legacy scheduler) report each change once', async () => {
-		const { sim } = testbed;
-		const polling = workflow(['invoice.issued']);
-		await polling.activate();
-		sim.clock.advance(MINUTE);
-		const expected = Array.from(
-			{ length: 5 },
-			() => `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`,
-		);
-		sim.faults.add({ route: 'invoices.list', latencyMs: 300 });
-		await Promise.all([polling.poll(), polling.poll()]);
-		await polling.poll();
-		expect(reported(polling).sort()).toEqual([...expected].sort());
+		await withTestbed({}, async (bed) => {
+			const polling = workflow(['invoice.issued'], bed);
+			await polling.activate();
+			bed.sim.clock.advance(MINUTE);
+			const expected = issueMany(bed, 5);
+			bed.sim.faults.add({ route: 'invoices.list', latencyMs: 300 });
+			await Promise.all([polling.poll(), polling.poll()]);
+			await polling.poll();
+			expect(reported(polling).sort()).toEqual([...expected].sort());
+		});
 	});
 
 	// n8n 1.x gives a poll no budget.

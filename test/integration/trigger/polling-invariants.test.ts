@@ -267,4 +267,48 @@ describe('Polling Trigger invariants', () => {
 			expectEachOnce(polling, [...issued, ...paid]);
 		});
 	});
+
+	test('a record stamped into a span being settled (a writer far behind, a replica behind) moves the others onto pages read already: those are read again; each change once', async () => {
+		await withTestbed({}, async (bed) => {
+			const { sim } = bed;
+			const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
+			await polling.activate();
+			sim.clock.advance(MINUTE);
+			const expected = issueMany(bed, 2000);
+			const burst = sim.clock.now().getTime();
+			sim.clock.advance(2 * LISTED_WITHIN);
+			sim.faults.add({ route: 'invoices.list', latencyMs: 300 });
+			itemsOf(await polling.poll());
+			// An invoice from before the trigger comes into the span, ahead of the others in the list.
+			const [oldest] = sim.data.invoices();
+			sim.restamp('invoice', oldest.invoiceNumber, stampOf(burst));
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(polling, expected);
+		});
+	});
+
+	test('a baseline read over several polls while records listed at the start leave it: the others it was moving are still taken for listed at the start, never reported as issued', async () => {
+		await withTestbed({}, async (bed) => {
+			const { sim } = bed;
+			sim.setListShape({ order: 'updatedAt' });
+			const polling = pollingWorkflow(bed, ['invoice.issued', 'invoice.paid'], 1000);
+			// Interleaved: invoices dated 10 days back (never reported as issued) and recent ones.
+			const old = stampOf(sim.clock.now().getTime() - 10 * 24 * HOUR);
+			const leaving = Array.from({ length: 600 }, () => {
+				sim.issueInvoice();
+				return sim.issueInvoice({ issueDate: old }).invoice.invoiceNumber;
+			});
+			sim.clock.advance(MINUTE);
+			sim.faults.add({ route: 'invoices.list', latencyMs: 300 });
+			await polling.activate();
+			sim.clock.advance(2000);
+			// Paid while the baseline is still being read: each leaves its place in the list.
+			for (const number of leaving) sim.payInvoice(number);
+			await pollUntilQuiet(polling, bed);
+			expectEachOnce(
+				polling,
+				leaving.map((number) => `invoice.paid:${number}`),
+			);
+		});
+	});
 });

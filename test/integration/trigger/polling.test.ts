@@ -317,6 +317,7 @@ describe('Polling Trigger', () => {
 				const polling = workflow(['invoice.issued', 'invoice.paid'], bed);
 				await polling.activate();
 				const expected = [`invoice.paid:${before}`];
+				sim.clock.advance(1000);
 				sim.payInvoice(before);
 				for (let i = 0; i < 4; i++) {
 					expected.push(`invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`);

@@ -164,7 +164,7 @@ describe('the Polling Trigger’s memory of issues and final states', () => {
 	test(`final states are remembered ${FINAL_REMEMBERED_MS / DAY} days, exactly; issues until they could no longer be reported`, () => {
 		const memory = started();
 		const follow = window('follow', memory.cursor, T0);
-		memory.accept(invoice(1, T0, T0, 'paid'), follow, T0);
+		memory.accept(invoice(1, T0, T0 + 1000, 'paid'), follow, T0);
 		const stored = () => JSON.stringify([memory.toJSON().issued, memory.toJSON().final]);
 		const forgetAt = (now: number) => memory.completed(window('follow', memory.cursor, now));
 		expect(stored()).toContain('"INV-1"');

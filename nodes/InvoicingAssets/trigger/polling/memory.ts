@@ -34,8 +34,9 @@ export const UNPLACED_REMEMBERED_MS = DAY_MS;
 export const MAX_STATES = 20_000;
 
 /**
- * Why a window is read: the baseline's two reads ('recent': what is listed at the start;
- * 'issued': the invoices issued from some days before it on), or the two positions' reads.
+ * Why a window is read: the baseline's two reads ('recent': what is listed at the start, stamped
+ * within the listing bound before it; 'issued': the invoices issued from some days before it
+ * on), or the two positions' reads.
  */
 export type WindowPurpose = 'recent' | 'issued' | 'follow' | 'settle';
 
@@ -170,8 +171,10 @@ export class KindMemory implements ReportedBefore {
 
 	/** A kind that starts now: the baseline reads come first. */
 	static startingAt(now: number, uncertainty: number, kind: 'invoice' | 'asset'): KindMemory {
-		// Without the service's clock, the start it may be at the earliest: nothing after it is lost.
-		const start = floorSecond(now - uncertainty);
+		// The next whole second, so that the second of the first answer counts as before the start
+		// (a change in it is listed by the baseline, or is not yet: the two cannot be told apart);
+		// without the service's clock, the start it may be at the earliest: nothing after it is lost.
+		const start = floorSecond(now - uncertainty) + SECOND_MS;
 		const settled = floorSecond(now - LISTED_WITHIN_MS - uncertainty);
 		const baseline = kind === 'invoice' ? ['recent', 'issued'] : ['recent'];
 		return new KindMemory(
@@ -209,13 +212,10 @@ export class KindMemory implements ReportedBefore {
 		}
 		// Outside the window: a service that ignores the filter; the record's own window reads it.
 		if (placed && (stamp < window.from || stamp >= (window.to ?? stamp) + SECOND_MS)) return [];
-		if (window.purpose === 'recent') {
-			// Listed at the start: remembered, never reported. A state stamped after the start's
-			// second is a change since, which the first follow read reports.
-			const atStart = !placed || stamp < this.start + SECOND_MS;
-			if (atStart && polled.kind === 'invoice') this.reportIssue(id, polled.record);
-			if (!atStart || beforeStart) return [];
-		}
+		// Listed at the start: its invoice is not reported as issued.
+		if (window.purpose === 'recent' && polled.kind === 'invoice')
+			this.reportIssue(id, polled.record);
+		if (window.purpose === 'recent' && placed) return [];
 		const digest = digestOf(polled.record).slice(0, 12);
 		const key = `${id} ${digest}`;
 		if (!placed) this.unplaced.add(key, now + UNPLACED_REMEMBERED_MS);

@@ -214,15 +214,12 @@ async function readKind(
 			followed || !room ? undefined : (memory.follow ??= nextFollow(memory, clock));
 		if (follow) {
 			// Its first page may show by the service's clock that a settle window is due over it.
-			const goOn = () =>
-				follow.purpose !== 'follow' ||
-				memory.settle !== undefined ||
-				settleEnd(memory, clock) <= follow.from;
+			const goOn = () => memory.settle !== undefined || settleEnd(memory, clock) <= follow.from;
 			const end = await readOn(client, kind, follow, clock, take(follow), goOn);
 			if (end) {
 				memory.follow = undefined;
 				memory.completed(follow, end === 'snapshot');
-				followed = follow.purpose === 'follow';
+				followed = true;
 			}
 		}
 		const settle = (memory.settle ??= nextSettle(memory, clock));
@@ -261,14 +258,12 @@ function settleToCome(memory: KindMemory): number {
 }
 
 /**
- * The next follow window: the recent baseline first; then from the cursor, or from the end of
- * the settle window being read (the two then split the list); or from the settled position while
- * the states between it and the cursor fill less than half a page, so that an idle poll is one
+ * The next follow window, once the baseline is read: from the cursor, or from the end of the
+ * settle window being read (the two then split the list); or from the settled position while the
+ * states between it and the cursor fill less than half a page, so that an idle poll is one
  * request that moves both positions.
  */
 function nextFollow(memory: KindMemory, clock: PollClock): OpenWindow | undefined {
-	if (memory.baseline[0] === 'recent')
-		return openWindow('recent', memory.settled, undefined, clock);
 	if (memory.baseline.length > 0) return undefined;
 	const fewBetween = memory.countStates(memory.settled, memory.cursor - 1) < MAX_PAGE_SIZE / 2;
 	const from = memory.settle
@@ -280,12 +275,15 @@ function nextFollow(memory: KindMemory, clock: PollClock): OpenWindow | undefine
 }
 
 /**
- * The next exact window: the issued baseline (invoices issued from ISSUED_WITHIN_MS before the
- * start on, later issue dates included), then a settle window from the settled position up to what can no longer be listed
- * late, once that reaches the cursor (nothing else reads it), spans the listing bound, or the
- * states kept fill the bound. A follow window that starts before its end gives way to it.
+ * The next exact window: the baseline's (what is listed in the listing bound before the start,
+ * then the invoices issued from ISSUED_WITHIN_MS before the start on), then a settle window from
+ * the settled position up to what can no longer be listed late, once that reaches the cursor
+ * (nothing else reads it), spans the listing bound, or the states kept fill the bound. A follow
+ * window that starts before its end gives way to it.
  */
 function nextSettle(memory: KindMemory, clock: PollClock): OpenWindow | undefined {
+	if (memory.baseline[0] === 'recent')
+		return openWindow('recent', memory.settled, memory.start - SECOND_MS, clock);
 	if (memory.baseline[0] === 'issued') {
 		const issuedFrom = Math.floor((memory.start - ISSUED_WITHIN_MS) / DAY_MS - 1) * DAY_MS;
 		return openWindow('issued', issuedFrom, undefined, clock);

@@ -184,12 +184,18 @@ export async function readExactly(
 		return false;
 	}
 	const totals = pages.map((answered) => answered.totalItems ?? null);
-	const unchanged = window.total !== null && totals.every((total) => total === window.total);
-	if (count === 1 || unchanged) window.nextPage -= count;
-	window.steady = unchanged;
 	const known = totals.filter((total): total is number => total !== null);
+	const unchanged = window.total !== null && totals.every((total) => total === window.total);
+	// A total that rose (a replica behind, a record stamped into the past) may have pushed records
+	// onto pages read already: those are read again, and the first page at the end.
+	const rise = known.length > 0 ? Math.max(...known) - (window.total ?? Infinity) : 0;
+	if (rise > 0) {
+		window.nextPage += Math.ceil(rise / MAX_PAGE_SIZE);
+		window.probed = undefined;
+	} else if (count === 1 || unchanged) window.nextPage -= count;
+	window.steady = unchanged;
 	if (known.length > 0) {
-		window.total = Math.min(...known);
+		window.total = rise > 0 ? Math.max(...known) : Math.min(...known);
 		window.nextPage = Math.min(window.nextPage, lastPageOf(window.total));
 	}
 	// Nothing left the window since its first page was read: that page is still as it was read.
