@@ -181,7 +181,7 @@ export async function startKind(
 	kind: RecordKind,
 	clock: PollClock,
 ): Promise<KindMemory> {
-	if (!clock.heard()) {
+	if (clock.roundMs === undefined) {
 		const started = Date.now();
 		const page = await readPage(client, kind, {}, { limit: 1, deadline: clock.deadline });
 		clock.measured(Date.now() - started, page?.answeredAt);

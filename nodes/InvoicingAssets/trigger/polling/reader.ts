@@ -16,8 +16,8 @@ export type Page = ListPage<Invoice | Asset>;
 
 /** The time a poll may still spend, and what it learnt of the service's clock and pace. */
 export class PollClock {
-	/** How long one round of page requests (PAGE_CONCURRENCY at once) took, at the slowest lately. */
-	private roundMs: number | undefined;
+	/** How long a round of PAGE_CONCURRENCY requests took lately; undefined before an answer. */
+	roundMs: number | undefined;
 
 	constructor(
 		public deadline: number,
@@ -30,11 +30,6 @@ export class PollClock {
 		return this.offset === undefined
 			? { now: Date.now(), uncertainty: LISTED_WITHIN_MS }
 			: { now: Date.now() + this.offset, uncertainty: 0 };
-	}
-
-	/** Whether the service answered in this poll. */
-	heard(): boolean {
-		return this.roundMs !== undefined;
 	}
 
 	/** How many more rounds of page requests fit in the poll. */
