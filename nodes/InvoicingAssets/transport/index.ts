@@ -11,11 +11,10 @@ import { NodeOperationError } from 'n8n-workflow';
 import { JSON_MEDIA_TYPE } from './contract';
 import { toNodeApiError } from './errors';
 import { readRecord } from './responses';
-import { DEFAULT_RETRY_POLICY, sendWithRetries, type RetryPolicy } from './retry';
+import { MAX_RETRY_WAIT_MS, sendWithRetries } from './retry';
 import { AuthenticatedSender, type ServiceContext } from './tokenRenewal';
 
 export { CREDENTIAL_TYPE, type ServiceContext } from './tokenRenewal';
-export { REQUEST_TIMEOUT_MS } from './retry';
 
 export interface ServiceRequest {
 	method: IHttpRequestMethods;
@@ -36,10 +35,7 @@ export interface ServiceRequest {
 export class ServiceClient {
 	private readonly sender: AuthenticatedSender;
 
-	constructor(
-		private readonly context: ServiceContext,
-		private readonly retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY,
-	) {
+	constructor(private readonly context: ServiceContext) {
 		this.sender = new AuthenticatedSender(context);
 	}
 
@@ -98,11 +94,7 @@ export class ServiceClient {
 				},
 				bounds,
 			);
-		const outcome = await sendWithRetries(send, {
-			method: request.method,
-			policy: this.retryPolicy,
-			...bounds,
-		});
+		const outcome = await sendWithRetries(send, { method: request.method, ...bounds });
 		if (outcome.failure === undefined) return outcome.response;
 		throw toNodeApiError(outcome.failure, {
 			node: this.context.getNode(),
@@ -111,7 +103,7 @@ export class ServiceClient {
 			method: request.method,
 			attempts: outcome.attempts,
 			elapsedMs: outcome.elapsedMs,
-			maxRetryWaitMs: this.retryPolicy.maxTotalMs,
+			maxRetryWaitMs: MAX_RETRY_WAIT_MS,
 		});
 	}
 

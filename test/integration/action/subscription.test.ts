@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { REQUEST_TIMEOUT_MS } from '../../../nodes/InvoicingAssets/transport';
+import { REQUEST_TIMEOUT_MS } from '../../../nodes/InvoicingAssets/transport/retry';
 import { REDACTED } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
 import { shortenRequestTimeouts } from '../../harness/request-timeouts';
 import {
