@@ -14,7 +14,7 @@ import {
 	type Asset,
 	type Invoice,
 } from '../transport/contract';
-import { listSubscriptions, readPages } from '../transport/pageReader';
+import { readPages } from '../transport/pageReader';
 import { redactDeliveryKey } from '../transport/notificationUrl';
 
 export async function searchSubscriptions(
@@ -22,7 +22,7 @@ export async function searchSubscriptions(
 	filter?: string,
 ): Promise<INodeListSearchResult> {
 	const client = new ServiceClient(this);
-	const subscriptions = await listSubscriptions(client);
+	const subscriptions = await client.listSubscriptions();
 	const needle = filter?.trim().toLowerCase() ?? '';
 	return {
 		results: subscriptions

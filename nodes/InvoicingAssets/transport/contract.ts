@@ -199,7 +199,6 @@ export const pageQuery = (page: number, pageSize: number) => ({ page, pageSize }
 export const LIST_RECORD_KEYS: Readonly<Record<string, string>> = {
 	[paths.invoices]: 'invoiceNumber',
 	[paths.assets]: 'assetId',
-	[paths.subscriptions]: 'id',
 };
 
 /* ------------------------------------------------------------------ subscriptions */

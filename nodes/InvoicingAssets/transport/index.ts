@@ -8,9 +8,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { JSON_MEDIA_TYPE } from './contract';
+import { JSON_MEDIA_TYPE, paths, type Subscription } from './contract';
 import { toNodeApiError } from './errors';
-import { readRecord } from './responses';
+import { readRecord, readSubscriptionList } from './responses';
 import { MAX_RETRY_WAIT_MS, sendWithRetries } from './retry';
 import { AuthenticatedSender, type ServiceContext } from './tokenRenewal';
 
@@ -66,6 +66,25 @@ export class ServiceClient {
 			{
 				description: `${request.subject} came back as ${came}, not as a JSON object. The Data Service’s answer format may have changed; please report this.`,
 				itemIndex: request.itemIndex,
+			},
+		);
+	}
+
+	/**
+	 * Every subscription of the API key. An answer that cannot be read is an error, never an empty
+	 * list: taken for one, the trigger would subscribe a second time.
+	 */
+	async listSubscriptions(itemIndex?: number): Promise<Subscription[]> {
+		const body = await this.request({ method: 'GET', path: paths.subscriptions, itemIndex });
+		const subscriptions = readSubscriptionList(body);
+		if (subscriptions !== undefined) return subscriptions;
+		throw new NodeOperationError(
+			this.context.getNode(),
+			'The service’s subscription list has a form the node cannot read; please report this',
+			{
+				description:
+					'Expected a JSON array of subscriptions, each with an "id". Rather than take an unreadable list for an empty one (for a trigger: and subscribe twice), the node stops. The package’s assumptions about the service are listed in docs/service-contract.md in its repository.',
+				itemIndex,
 			},
 		);
 	}

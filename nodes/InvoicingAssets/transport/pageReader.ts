@@ -1,23 +1,9 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	FIRST_PAGE,
-	MAX_PAGE_SIZE,
-	pageQuery,
-	paths,
-	SERVICE_TIME_HEADER,
-	type Subscription,
-} from './contract';
+import { FIRST_PAGE, MAX_PAGE_SIZE, pageQuery, SERVICE_TIME_HEADER, type Page } from './contract';
 import type { ServiceClient } from './index';
-import {
-	listRecordKey,
-	readHeader,
-	readHttpDate,
-	readListPage,
-	readSubscriptionList,
-	type ListAnswer,
-} from './responses';
+import { listRecordKey, readHeader, readHttpDate, readPage } from './responses';
 
 /** How many pages of one list are asked for at the same time once its total is known. */
 export const PAGE_CONCURRENCY = 4;
@@ -37,8 +23,6 @@ export interface ListRead {
 	 * wants no request wasted.
 	 */
 	pagesInFlight?: number;
-	/** What the user can do now, added to the error of a list that pages differently. */
-	advice?: string;
 	itemIndex?: number;
 	/** Epoch ms by which the read should be done: no retry of a page waits past it (ServiceRequest). */
 	deadline?: number;
@@ -88,30 +72,6 @@ export class ListReadError extends NodeOperationError {
 export class PagesDoNotAddUpError extends ListReadError {}
 
 /**
- * How one list answers: the contract's page envelope (invoices, assets), or the subscription
- * list's bare array with the envelope tolerated, whose first request has no page arguments and
- * whose page size is the one the service reports.
- */
-interface ListShape<T> {
-	read: (body: unknown) => ListAnswer<T> | undefined;
-	pagedByService: boolean;
-	/** One message for every way the list cannot be read, instead of the reader's own. */
-	unreadable?: { message: string; description: (detail: string) => string };
-}
-
-const ENVELOPE: ListShape<never> = { read: readListPage, pagedByService: false };
-
-const SUBSCRIPTION_LIST: ListShape<Subscription> = {
-	read: readSubscriptionList,
-	pagedByService: true,
-	unreadable: {
-		message: 'The service’s subscription list has a form the node cannot read; please report this',
-		description: (detail) =>
-			`Expected a JSON array of subscriptions, or pages of the form {"items": [...], "page", "pageSize", "totalItems"}, each subscription with an "id". ${detail} Rather than take an unreadable list for an empty one (for a trigger: and subscribe twice), the node stops. The package’s assumptions about the service are listed in docs/service-contract.md in its repository.`,
-	},
-};
-
-/**
  * Reads a list page by page: the one page loop of the package (Get Many, the subscription list,
  * list search, the Polling Trigger). Consume it with `for await`; the caller may stop between
  * pages (`break`, `return`, its own error), e.g. when a poll's time budget runs out:
@@ -151,23 +111,22 @@ const SUBSCRIPTION_LIST: ListShape<Subscription> = {
 export async function* readPages<T>(
 	client: ServiceClient,
 	read: ListRead,
-	shape: ListShape<T> = ENVELOPE,
 ): AsyncGenerator<ListPage<T>, void, undefined> {
 	const wanted = read.limit ?? Number.POSITIVE_INFINITY;
 	if (wanted <= 0) return;
 	const node = client.getNode();
 	const startPage = read.startPage ?? FIRST_PAGE;
-	let pageSize = shape.pagedByService ? undefined : Math.min(MAX_PAGE_SIZE, wanted);
+	const pageSize = Math.min(MAX_PAGE_SIZE, wanted);
 	const pagesInFlight = Math.max(1, read.pagesInFlight ?? PAGE_CONCURRENCY);
 	const readsAhead = pagesInFlight > 1;
 	const queue: Array<{
 		page: number;
-		answer: Promise<{ list: ListAnswer<T>; answeredAt: number | undefined }>;
+		answer: Promise<{ list: Page<T>; answeredAt: number | undefined }>;
 	}> = [];
 	let nextPage = startPage;
 	// Up to the known total's last page, or the Limit's if sooner: no page is asked for in vain.
 	let lastPlanned =
-		read.totalItems !== undefined && pageSize !== undefined
+		read.totalItems !== undefined
 			? Math.max(
 					startPage,
 					Math.min(
@@ -182,45 +141,35 @@ export async function* readPages<T>(
 	const seen = new Set<string>();
 	let given = 0;
 	let knownTotal: number | undefined = read.totalItems;
-	const failure = (
-		kind: typeof ListReadError,
-		message: string,
-		detail: string,
-		description: string,
-	) =>
-		new kind(
-			node,
-			shape.unreadable?.message ?? message,
-			detail,
-			shape.unreadable?.description(detail) ?? description,
-			read.itemIndex,
-		);
 	const pagedOtherwise = (detail: string) =>
-		failure(
-			ListReadError,
+		new ListReadError(
+			node,
 			'The service pages this list differently from the contract, so the node cannot read it whole',
 			detail,
-			`${detail} Rather than read on without end or return repeated records as the list, the node stopped.${read.advice ? ` ${read.advice}` : ''} The package’s assumptions about the service’s paging are listed in docs/service-contract.md in its repository; please report this.`,
+			`${detail} Rather than read on without end or return repeated records as the list, the node stopped. The package’s assumptions about the service’s paging are listed in docs/service-contract.md in its repository; please report this.`,
+			read.itemIndex,
 		);
 	const doNotAddUp = (detail: string) =>
-		failure(
-			PagesDoNotAddUpError,
+		new PagesDoNotAddUpError(
+			node,
 			'The service’s pages do not add up, so the list would be incomplete',
 			detail,
 			`${detail} The node stopped rather than return part of the list. The service’s paging may differ from what this node assumes (see docs/service-contract.md in the package’s repository); please report it.`,
+			read.itemIndex,
 		);
 
 	// Checked as each page arrives, in any order, so that a service that ignores `page` costs
 	// no more than the pages already on their way.
 	const arrived = new Set<string>();
-	const readArrivedPage = (page: number, body: unknown): ListAnswer<T> => {
-		const list = shape.read(body);
+	const readArrivedPage = (page: number, body: unknown): Page<T> => {
+		const list = readPage<T>(body);
 		if (!list) {
-			throw failure(
-				ListReadError,
+			throw new ListReadError(
+				node,
 				'The service answered a list request with an unexpected shape',
 				`Page ${page} is not a page of records.`,
 				'Expected an object with an "items" array. The Data Service’s list format may have changed; please report this.',
+				read.itemIndex,
 			);
 		}
 		const keys = list.items.map((record) => listRecordKey(read.path, record));
@@ -246,7 +195,7 @@ export async function* readPages<T>(
 				.requestFull({
 					method: 'GET',
 					path: read.path,
-					qs: pageSize === undefined ? read.qs : { ...read.qs, ...pageQuery(page, pageSize) },
+					qs: { ...read.qs, ...pageQuery(page, pageSize) },
 					itemIndex: read.itemIndex,
 					deadline: read.deadline,
 				})
@@ -276,8 +225,8 @@ export async function* readPages<T>(
 		while (queue.length > 0) {
 			const { page, answer } = queue.shift() as (typeof queue)[number];
 			const { list, answeredAt } = await answer;
-			const { items, totalItems } = list;
-			pageSize ??= list.pageSize ?? Math.max(1, items.length);
+			const { items } = list;
+			const totalItems = list.totalItems ?? undefined;
 
 			const fresh: T[] = [];
 			for (const record of items) {
@@ -297,9 +246,7 @@ export async function* readPages<T>(
 			const records = fresh.slice(0, wanted - given);
 			given += records.length;
 			const endOfList =
-				list.whole === true ||
-				items.length < pageSize ||
-				(totalItems !== undefined && readSoFar >= totalItems);
+				items.length < pageSize || (totalItems !== undefined && readSoFar >= totalItems);
 			if (items.length > pageSize && given < wanted && !endOfList) {
 				throw pagedOtherwise(
 					`Page ${page} held ${items.length} records where ${pageSize} were asked for, without a total that says it holds them all, so the service seems to ignore the “page” and “pageSize” arguments.`,
@@ -332,28 +279,9 @@ export async function* readPages<T>(
 	}
 }
 
-/**
- * Every subscription of the API key, page after page when the list answers the page envelope.
- * An answer that cannot be read is an error, never an empty list: taken for one, the trigger
- * would subscribe a second time.
- */
-export async function listSubscriptions(
-	client: ServiceClient,
-	itemIndex?: number,
-): Promise<Subscription[]> {
-	// One page at a time: the list is assumed whole in one answer, and a page size the service
-	// chose is known only from its answer.
-	const read = { path: paths.subscriptions, itemIndex, pagesInFlight: 1 };
-	return await readAllPages(client, read, SUBSCRIPTION_LIST);
-}
-
-/** Every record of a list, or its first `limit` (Get Many, the subscription list). */
-export async function readAllPages<T>(
-	client: ServiceClient,
-	read: ListRead,
-	shape?: ListShape<T>,
-): Promise<T[]> {
+/** Every record of a list, or its first `limit` (Get Many). */
+export async function readAllPages<T>(client: ServiceClient, read: ListRead): Promise<T[]> {
 	const records: T[] = [];
-	for await (const page of readPages<T>(client, read, shape)) records.push(...page.records);
+	for await (const page of readPages<T>(client, read)) records.push(...page.records);
 	return records;
 }

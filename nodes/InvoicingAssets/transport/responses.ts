@@ -98,32 +98,12 @@ export function listRecordKey(path: string, record: unknown): string {
 	return typeof value === 'string' && value !== '' ? value : JSON.stringify(record);
 }
 
+/** A page of the envelope; its `totalItems` is null unless a whole number. */
 export function readPage<T>(body: unknown): Page<T> | undefined {
 	const parsed = parseJsonIfText(body);
 	if (!isObject(parsed) || !Array.isArray(parsed.items)) return undefined;
-	return parsed as unknown as Page<T>;
-}
-
-/** One answer of a list, as pageReader.ts reads it. */
-export interface ListAnswer<T> {
-	items: T[];
-	/** The `pageSize` the answer reported, when a whole number of at least 1. */
-	pageSize?: number;
-	/** The `totalItems` it reported; undefined when `null` (the spec's empty field) or absent. */
-	totalItems?: number;
-	/** The answer is the whole list, not a page of it (the subscription list's bare array). */
-	whole?: boolean;
-}
-
-/** A page of the envelope, with its counts read only when they are whole numbers. */
-export function readListPage<T>(body: unknown): ListAnswer<T> | undefined {
-	const page = readPage<T>(body) as (Page<T> & Record<string, unknown>) | undefined;
-	if (!page) return undefined;
-	return {
-		items: page.items,
-		...(isWholeNumber(page.pageSize) && page.pageSize > 0 ? { pageSize: page.pageSize } : {}),
-		...(isWholeNumber(page.totalItems) ? { totalItems: page.totalItems } : {}),
-	};
+	const totalItems = isWholeNumber(parsed.totalItems) ? parsed.totalItems : null;
+	return { ...(parsed as unknown as Page<T>), totalItems };
 }
 
 /* ------------------------------------------------------------------ subscriptions */
@@ -151,18 +131,14 @@ export function isSubscriptionId(value: unknown): value is string {
 }
 
 /**
- * assumed: the list call answers a bare array of every subscription of the API key; the page
- * envelope is tolerated too (pageReader.ts then reads on, with the `pageSize` it reports).
- * undefined when the answer is neither shape, or an entry has no string `id`: an unreadable list
- * must never be taken for an empty one.
+ * assumed: the list call answers a bare array of every subscription of the API key. undefined
+ * when it does not, or an entry has no string `id`: an unreadable list is never an empty one.
  */
-export function readSubscriptionList(body: unknown): ListAnswer<Subscription> | undefined {
+export function readSubscriptionList(body: unknown): Subscription[] | undefined {
 	const parsed = parseJsonIfText(body);
-	const answer = Array.isArray(parsed)
-		? { items: parsed as unknown[], whole: true }
-		: readListPage<unknown>(parsed);
-	const readable = answer?.items.every((entry) => isObject(entry) && isNonEmptyString(entry.id));
-	return readable ? (answer as ListAnswer<Subscription>) : undefined;
+	if (!Array.isArray(parsed)) return undefined;
+	const readable = parsed.every((entry) => isObject(entry) && isNonEmptyString(entry.id));
+	return readable ? (parsed as Subscription[]) : undefined;
 }
 
 /* ------------------------------------------------------------------------- events */

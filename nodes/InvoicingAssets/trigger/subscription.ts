@@ -20,7 +20,6 @@ import {
 } from '../transport/contract';
 import { httpStatusOf } from '../transport/errors';
 import { withDeliveryKey, withoutDeliveryKey } from '../transport/notificationUrl';
-import { listSubscriptions } from '../transport/pageReader';
 import {
 	readCreatedSubscriptionId,
 	readHeader,
@@ -59,7 +58,7 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 		await endStoredSubscription(this, client, staticData);
 		return false;
 	}
-	const listed = await listSubscriptions(client);
+	const listed = await client.listSubscriptions();
 	const ours = listed.find((subscription) => subscription.id === stored.subscriptionId);
 	if (ours && !carriesKeyHash(ours, stored.deliveryKeyHash)) {
 		// Listed under this ID, but without this trigger's key: not this trigger's to delete.
@@ -195,7 +194,7 @@ async function adoptLostCreate(
 	const status = httpStatusOf(failure);
 	if (status !== undefined && status >= 400 && status < 500) throw failure;
 	const keyHash = hashDeliveryKey(deliveryKey);
-	const listed: Subscription[] = await listSubscriptions(client).catch((listFailure: unknown) => {
+	const listed: Subscription[] = await client.listSubscriptions().catch((listFailure: unknown) => {
 		throw failure ?? listFailure;
 	});
 	const adopted = listed.find((subscription) => carriesKeyHash(subscription, keyHash));
@@ -296,7 +295,7 @@ async function removeSubscription(
 	if (httpStatusOf(failure) !== 404) throw failure;
 	const code = (failure as { errorResponse?: { code?: unknown } }).errorResponse?.code;
 	if (code === SUBSCRIPTION_NOT_FOUND_ERROR) return 'not found';
-	const listed = await listSubscriptions(client);
+	const listed = await client.listSubscriptions();
 	if (!listed.some((subscription) => subscription.id === subscriptionId)) return 'not found';
 	throw new NodeOperationError(
 		context.getNode(),
