@@ -49,22 +49,13 @@ export class ServiceClient {
 	 * item: a text or an empty body passed on would be output as if it were the record.
 	 */
 	async getRecord<T>(request: Omit<ServiceRequest, 'method'> & { subject: string }): Promise<T> {
-		const body = await this.request({ ...request, method: 'GET' });
-		const record = readRecord<T>(body);
+		const record = readRecord<T>(await this.request({ ...request, method: 'GET' }));
 		if (record !== undefined) return record;
-		const empty = body === undefined || body === null || String(body).trim() === '';
-		const came = Array.isArray(body)
-			? 'a list'
-			: empty
-				? 'an empty answer'
-				: typeof body === 'string'
-					? 'text'
-					: `a JSON ${typeof body}`;
 		throw new NodeOperationError(
 			this.context.getNode(),
 			'The service answered a record request with an unexpected shape',
 			{
-				description: `${request.subject} came back as ${came}, not as a JSON object. The Data Service’s answer format may have changed; please report this.`,
+				description: `${request.subject} did not come back as a JSON object. The Data Service’s answer format may have changed; please report this.`,
 				itemIndex: request.itemIndex,
 			},
 		);

@@ -62,7 +62,7 @@ describe('Invoice → Get', () => {
 		['a list', [{ invoiceNumber: 'INV-2026-000001' }]],
 		['an empty answer', ''],
 		['a JSON number', 42],
-	])('an answer that is not a record (%s) is a clear error, never an item', async (came, body) => {
+	])('an answer that is not a record (%s) is a clear error, never an item', async (_came, body) => {
 		const { testbed } = bed;
 		const invoiceNumber = nth(5).invoiceNumber;
 		testbed.sim.faults.add({ route: 'invoices.get', status: 200, body, times: 1 });
@@ -71,7 +71,9 @@ describe('Invoice → Get', () => {
 		expect(result.error?.message).toBe(
 			'The service answered a record request with an unexpected shape',
 		);
-		expect(result.error?.description).toContain(`Invoice '${invoiceNumber}' came back as ${came},`);
+		expect(result.error?.description).toContain(
+			`Invoice '${invoiceNumber}' did not come back as a JSON object`,
+		);
 		expect(result.items).toEqual([]);
 	});
 
