@@ -1,7 +1,7 @@
 import type { IHttpRequestMethods, IN8nHttpFullResponse, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { RETRYABLE_STATUSES, UNPROCESSED_STATUSES } from './contract';
+import { RETRYABLE_STATUSES } from './contract';
 import { readHeader, readRetryAfterMs, readServiceError } from './responses';
 import { redactDeliveryKeysInText } from './notificationUrl';
 
@@ -61,12 +61,6 @@ function networkErrorIn(error: unknown, depth = 0): { code: string; message: unk
 export function httpStatusOf(error: unknown): number | undefined {
 	const code = Number((error as { httpCode?: unknown } | undefined)?.httpCode);
 	return Number.isInteger(code) && code >= 100 ? code : undefined;
-}
-
-/** Whether the service may have acted on a request that failed this way (its answer was lost or was a fault). */
-export function mayHaveActed(failure: HttpFailure): boolean {
-	if (failure.status === undefined) return failure.code !== undefined;
-	return failure.status >= 500 && !UNPROCESSED_STATUSES.includes(failure.status);
 }
 
 const ADDRESS_TOO_LONG = {
@@ -129,9 +123,11 @@ export function triedText(attempts = 1, elapsedMs = 0): string {
 export function toNodeApiError(failure: HttpFailure, context: FailureContext): NodeApiError {
 	const { node, itemIndex, subject } = context;
 	const retried = triedText(context.attempts, context.elapsedMs);
-	// A create that failed this way may have happened all the same; sending it again could repeat it.
+	// A create whose answer was lost or was a fault may have happened all the same; sending it again could repeat it.
+	const mayHaveActed =
+		failure.status === undefined ? failure.code !== undefined : failure.status >= 500;
 	const unconfirmed =
-		context.method === 'POST' && mayHaveActed(failure)
+		context.method === 'POST' && mayHaveActed
 			? ' The service may have done what was asked before the failure: check (e.g. with Get Many) before running the node again.'
 			: '';
 
@@ -154,7 +150,7 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 	const serviceError = readServiceError(failure.body);
 	let known: { message: string; hint: string } | undefined = STATUS_MESSAGES[status];
 	if (status >= 300 && status < 400) {
-		const location = headerValue(failure.headers, 'location');
+		const location = readHeader(failure.headers, 'location');
 		known = {
 			message: `The service answered with a redirect (HTTP ${status})`,
 			hint: `${location ? `It points to ${location}. ` : ''}Redirects are not followed, so that the access token is never sent to another address. Check the credential’s Base URL: it must be the service’s own address for the chosen environment.`,
@@ -163,7 +159,7 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 		known = { message: `${subject} was not found`, hint: STATUS_MESSAGES[404].hint };
 	}
 	let hint = known?.hint ?? '';
-	const waitAsked = readRetryAfterMs(headerValue(failure.headers, 'retry-after'));
+	const waitAsked = readRetryAfterMs(readHeader(failure.headers, 'retry-after'));
 	if (
 		RETRYABLE_STATUSES.includes(status) &&
 		waitAsked !== undefined &&
@@ -197,12 +193,4 @@ function waitFailure(status: number, retryAfterMs: number | undefined) {
 	if (!RETRYABLE_STATUSES.includes(status)) return undefined;
 	const cause = status === 429 ? ('rate-limited' as const) : ('temporarily-unavailable' as const);
 	return retryAfterMs !== undefined && retryAfterMs > 0 ? { cause, retryAfterMs } : { cause };
-}
-
-function headerValue(
-	headers: Record<string, unknown> | undefined,
-	name: string,
-): string | undefined {
-	const value = readHeader(headers, name);
-	return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -171,28 +171,27 @@ export function readServiceError(body: unknown): ServiceError {
 	};
 }
 
-/** A response header by its name, whatever its case; the first value of a repeated one. */
-export function readHeader(headers: Record<string, unknown> | undefined, name: string): unknown {
-	const key = Object.keys(headers ?? {}).find(
-		(entry) => entry.toLowerCase() === name.toLowerCase(),
-	);
-	const value = key === undefined ? undefined : headers?.[key];
-	return Array.isArray(value) ? value[0] : value;
+/** A response header (`name` in lower case) whatever its case; undefined when absent or blank. */
+export function readHeader(
+	headers: Record<string, unknown> | undefined,
+	name: string,
+): string | undefined {
+	const key = Object.keys(headers ?? {}).find((entry) => entry.toLowerCase() === name);
+	const value: unknown = key === undefined ? undefined : headers?.[key];
+	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /** An HTTP date (e.g. the Date header) as epoch ms; undefined when absent or unreadable. */
-export function readHttpDate(header: unknown): number | undefined {
-	if (typeof header !== 'string' || !/[a-z]/i.test(header)) return undefined;
+export function readHttpDate(header: string | undefined): number | undefined {
+	if (header === undefined || !/[a-z]/i.test(header)) return undefined;
 	const time = Date.parse(header);
 	return Number.isFinite(time) ? time : undefined;
 }
 
 /** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
-export function readRetryAfterMs(header: unknown, now = Date.now()): number | undefined {
-	const value = Array.isArray(header) ? header[0] : header;
-	if (typeof value === 'number') return Math.max(0, value * 1000);
-	if (typeof value !== 'string' || value.trim() === '') return undefined;
-	if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Number(value) * 1000);
+export function readRetryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+	if (value === undefined) return undefined;
+	if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
 	const date = Date.parse(value);
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
