@@ -1,4 +1,4 @@
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { FIRST_PAGE, MAX_PAGE_SIZE, pageQuery, SERVICE_TIME_HEADER, type Page } from './contract';
@@ -51,19 +51,9 @@ export interface ListPage<T> {
 /**
  * A list the node cannot read whole by the contract: the service pages it differently (it
  * ignores `page` or `pageSize`, or answers what is not a page), so reading on would never end or
- * repeat records. `detail` says what was seen, in one sentence.
+ * repeat records.
  */
-export class ListReadError extends NodeOperationError {
-	constructor(
-		node: INode,
-		message: string,
-		readonly detail: string,
-		description: string,
-		itemIndex?: number,
-	) {
-		super(node, message, { description, itemIndex });
-	}
-}
+export class ListReadError extends NodeOperationError {}
 
 /**
  * The pages of a list do not add up: a short page came before the total it reports. Records may
@@ -72,41 +62,20 @@ export class ListReadError extends NodeOperationError {
 export class PagesDoNotAddUpError extends ListReadError {}
 
 /**
- * Reads a list page by page: the one page loop of the package (Get Many, the subscription list,
- * list search, the Polling Trigger). Consume it with `for await`; the caller may stop between
- * pages (`break`, `return`, its own error), e.g. when a poll's time budget runs out:
- *
- * ```ts
- * const read = { path: paths.invoices, qs: { updatedFrom, updatedTo } };
- * let complete = false;
- * try {
- * 	for await (const page of readPages<Invoice>(client, read)) {
- * 		keep(page.records);
- * 		complete = page.endOfList; // true on the list's last page only
- * 		if (!complete && outOfTime()) break; // stopped short: complete stays false
- * 	}
- * } catch (error) {
- * 	if (error instanceof PagesDoNotAddUpError) return readAgainOrNarrow(); // a short page too soon
- * 	throw error;
- * }
- * ```
+ * Reads a list page by page: the one page loop of the package (Get Many, list search, the
+ * Polling Trigger). Consume it with `for await`; the caller may stop between pages.
  *
  * - **Pages**: full pages of MAX_PAGE_SIZE (a Limit below it asks for just that many), cut to
- *   the Limit: Limit 137 costs 2 requests. Each record is given once, in page order; a record a
- *   shifted list gives again is dropped.
- * - **The last page** is a short page, or the page that reaches the reported `totalItems`. A list
- *   whose `totalItems` is null or absent is read on until a short page.
+ *   the Limit. Each record is given once, in page order; a record a shifted list gives again is
+ *   dropped.
+ * - **The last page** is a short page, or the page that reaches the reported `totalItems`.
  * - **Speed**: once a page reports the total, the pages up to it (or to the Limit) are asked for
- *   PAGE_CONCURRENCY at a time (`pagesInFlight`), and at most twice that many pages are held
- *   ahead of the caller; without a total, one at a time. A caller that stops between pages asks
- *   for nothing more; the few requests still in flight finish, and their pages are dropped
- *   (`pagesInFlight: 1` asks for each page only when the caller comes for it). A Limit read
- *   ends on the page that reaches the Limit, whose `endOfList` may be false.
+ *   `pagesInFlight` at a time, and at most twice that many pages are held ahead of the caller;
+ *   without a total, one at a time. A caller that stops asks for nothing more; the pages still in
+ *   flight are dropped.
  * - **Errors**: an HTTP failure is the request's NodeApiError. A list that pages differently
- *   from the contract (a page that is not a page, a page of records given already, a page longer
- *   than asked for while more remain) is a ListReadError after a bounded number of requests,
- *   never an endless or silently partial read; pages that do not add up are a
- *   PagesDoNotAddUpError (a ListReadError too), which a caller may catch to read again.
+ *   from the contract is a ListReadError after a bounded number of requests, never an endless or
+ *   silently partial read; pages that do not add up are a PagesDoNotAddUpError.
  */
 export async function* readPages<T>(
 	client: ServiceClient,
@@ -123,39 +92,42 @@ export async function* readPages<T>(
 		page: number;
 		answer: Promise<{ list: Page<T>; answeredAt: number | undefined }>;
 	}> = [];
+	// From `from`, up to the total's last page (or the Limit's, if sooner); without a total,
+	// `from` alone: no page is asked for in vain.
+	const planFrom = (from: number, remaining: number, total: number | undefined) =>
+		Math.max(
+			from,
+			Math.min(
+				from - 1 + Math.ceil(remaining / pageSize),
+				total === undefined ? from : FIRST_PAGE - 1 + Math.ceil(total / pageSize),
+			),
+		);
 	let nextPage = startPage;
-	// Up to the known total's last page, or the Limit's if sooner: no page is asked for in vain.
-	let lastPlanned =
-		read.totalItems !== undefined
-			? Math.max(
-					startPage,
-					Math.min(
-						FIRST_PAGE - 1 + Math.ceil(read.totalItems / pageSize),
-						startPage - 1 + Math.ceil(wanted / pageSize),
-					),
-				)
-			: startPage;
+	let lastPlanned = planFrom(startPage, wanted, read.totalItems);
 	let inFlight = 0;
 	let stopped = false;
 
 	const seen = new Set<string>();
 	let given = 0;
 	let knownTotal: number | undefined = read.totalItems;
+	const { itemIndex } = read;
 	const pagedOtherwise = (detail: string) =>
 		new ListReadError(
 			node,
 			'The service pages this list differently from the contract, so the node cannot read it whole',
-			detail,
-			`${detail} Rather than read on without end or return repeated records as the list, the node stopped. The package’s assumptions about the service’s paging are listed in docs/service-contract.md in its repository; please report this.`,
-			read.itemIndex,
+			{
+				description: `${detail} Rather than read on without end or return repeated records as the list, the node stopped. The package’s assumptions about the service’s paging are listed in docs/service-contract.md in its repository; please report this.`,
+				itemIndex,
+			},
 		);
 	const doNotAddUp = (detail: string) =>
 		new PagesDoNotAddUpError(
 			node,
 			'The service’s pages do not add up, so the list would be incomplete',
-			detail,
-			`${detail} The node stopped rather than return part of the list. The service’s paging may differ from what this node assumes (see docs/service-contract.md in the package’s repository); please report it.`,
-			read.itemIndex,
+			{
+				description: `${detail} The node stopped rather than return part of the list. The service’s paging may differ from what this node assumes (see docs/service-contract.md in the package’s repository); please report it.`,
+				itemIndex,
+			},
 		);
 
 	// Checked as each page arrives, in any order, so that a service that ignores `page` costs
@@ -167,9 +139,10 @@ export async function* readPages<T>(
 			throw new ListReadError(
 				node,
 				'The service answered a list request with an unexpected shape',
-				`Page ${page} is not a page of records.`,
-				'Expected an object with an "items" array. The Data Service’s list format may have changed; please report this.',
-				read.itemIndex,
+				{
+					description: `Page ${page} is not a page of records: expected an object with an "items" array. The Data Service’s list format may have changed; please report this.`,
+					itemIndex,
+				},
 			);
 		}
 		const keys = list.items.map((record) => listRecordKey(read.path, record));
@@ -196,7 +169,7 @@ export async function* readPages<T>(
 					method: 'GET',
 					path: read.path,
 					qs: { ...read.qs, ...pageQuery(page, pageSize) },
-					itemIndex: read.itemIndex,
+					itemIndex,
 					deadline: read.deadline,
 				})
 				.then((response) => ({
@@ -256,11 +229,7 @@ export async function* readPages<T>(
 			if (done) {
 				stopped = true;
 			} else {
-				// Up to the total's last page (or the Limit's, if sooner); without a total, the next.
-				const byLimit = page + Math.ceil((wanted - given) / pageSize);
-				const byTotal =
-					knownTotal === undefined ? page + 1 : FIRST_PAGE - 1 + Math.ceil(knownTotal / pageSize);
-				lastPlanned = Math.max(page + 1, Math.min(byLimit, byTotal));
+				lastPlanned = planFrom(page + 1, wanted - given, knownTotal);
 				if (readsAhead) fill();
 			}
 			yield {
