@@ -2,11 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, tryToParseDateTime } from 'n8n-workflow';
 
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type DateRangeLabel } from './common.descriptions';
-import {
-	NOTIFICATION_URL_PROTOCOL,
-	fitsOnePathSegment,
-	toServiceTimestamp,
-} from '../transport/contract';
+import { isHttpsAddress, fitsOnePathSegment, toServiceTimestamp } from '../transport/contract';
 
 /** A NodeOperationError that names the item, for a parameter value the user must fix. */
 export function invalidInput(
@@ -195,8 +191,7 @@ export function requireHttpsUrl(
 			`Enter a full address starting with https://, e.g. https://n8n.example.com/webhook/invoices.`,
 		);
 	}
-	const url = new URL(text);
-	if (url.protocol !== NOTIFICATION_URL_PROTOCOL) {
+	if (!isHttpsAddress(text)) {
 		throw invalidInput(
 			context,
 			itemIndex,
@@ -204,7 +199,7 @@ export function requireHttpsUrl(
 			'The service delivers events only over HTTPS secured with TLS 1.2 or later; plain http addresses are refused. Use the https address of your receiver (for n8n, set N8N_WEBHOOK_URL to its public https address or put it behind a TLS proxy).',
 		);
 	}
-	return url;
+	return new URL(text);
 }
 
 /**

@@ -258,10 +258,10 @@ export const DELIVERY_RETRIES_END_WITHIN_MS = 24 * 60 * 60_000;
  */
 export const NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS = 5 * 60_000;
 
-/** spec: a delivery URL must be HTTPS (TLS 1.2 or later). */
-export const NOTIFICATION_URL_PROTOCOL = 'https:';
-
-/** spec: the service is served over HTTPS; assumed: its identity service is too. */
+/**
+ * spec: a delivery URL must be HTTPS (TLS 1.2 or later), and the service is served over HTTPS;
+ * assumed: its identity service is too.
+ */
 export function isHttpsAddress(url: string): boolean {
 	return /^https:\/\/[^/]/i.test(url);
 }

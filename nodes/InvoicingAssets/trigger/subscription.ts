@@ -10,7 +10,7 @@ import { CHOOSE_EVENT_TYPES, selectedEventTypes } from '../shared/events';
 import { ServiceClient } from '../transport';
 import {
 	DELIVERY_RETRIES_END_WITHIN_MS,
-	NOTIFICATION_URL_PROTOCOL,
+	isHttpsAddress,
 	paths,
 	SERVICE_TIME_HEADER,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
@@ -133,7 +133,7 @@ export async function deleteSubscription(this: IHookFunctions): Promise<boolean>
 function requireHttpsWebhookUrl(context: IHookFunctions): string {
 	const webhookUrl = context.getNodeWebhookUrl(WEBHOOK_NAME) ?? '';
 	const which = context.getActivationMode() === 'manual' ? 'test' : 'production';
-	if (!URL.canParse(webhookUrl) || new URL(webhookUrl).protocol !== NOTIFICATION_URL_PROTOCOL) {
+	if (!isHttpsAddress(webhookUrl)) {
 		throw new NodeOperationError(
 			context.getNode(),
 			// n8n shows only the message of a failed publish: it says the fix too.
