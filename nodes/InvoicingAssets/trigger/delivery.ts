@@ -51,9 +51,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		}
 	}
 
-	const json = readJsonBody(this);
-	if (!json.ok) return reject(this, 400, 'invalid_body', 'The body is not JSON.');
-	const body = json.value;
+	const body = readJsonBody(this);
+	if (body === undefined) return reject(this, 400, 'invalid_body', 'The body is not JSON.');
 	if (!isServiceEvent(body)) {
 		return reject(this, 400, 'invalid_event', 'The body is not an event of the Data Service.');
 	}
@@ -121,25 +120,15 @@ function reject(
 }
 
 /**
- * The body as JSON, whatever the Content-Type: read from the raw body n8n keeps (UTF-8, a BOM
- * ignored), else from the body n8n parsed. `{ ok: false }` when it is not JSON.
+ * The body as JSON, whatever the Content-Type: read from the raw body n8n keeps (a Buffer on every
+ * webhook request of n8n 1.x and 2.x), a BOM ignored; undefined when it is not JSON.
  */
-function readJsonBody(context: IWebhookFunctions): { ok: true; value: unknown } | { ok: false } {
+function readJsonBody(context: IWebhookFunctions): unknown {
 	const raw: unknown = context.getRequestObject().rawBody;
-	const text = Buffer.isBuffer(raw)
-		? raw.toString('utf8')
-		: typeof raw === 'string'
-			? raw
-			: undefined;
-	if (text === undefined) {
-		const parsed: unknown = context.getBodyData();
-		return typeof parsed === 'object' && parsed !== null
-			? { ok: true, value: parsed }
-			: { ok: false };
-	}
+	if (!Buffer.isBuffer(raw)) return undefined;
 	try {
-		return { ok: true, value: JSON.parse(text.replace(/^\uFEFF/, '')) as unknown };
+		return JSON.parse(raw.toString('utf8').replace(/^\uFEFF/, '')) as unknown;
 	} catch {
-		return { ok: false };
+		return undefined;
 	}
 }
