@@ -41,10 +41,7 @@ export function readIdentityError(body: unknown): IdentityError | undefined {
  * A timestamp read from the service as epoch milliseconds, or undefined when it is no time. spec:
  * `YYYY-MM-DDTHH:MM:SSZ`. Tolerated as well: a date alone (midnight UTC), fractions of a second,
  * a UTC offset (`+02:00`, `+0200`), a space for the `T`, and no zone at all (UTC, as the spec
- * says every time is). Read here rather than by n8n-workflow's luxon-based tryToParseDateTime
- * (which the action's date filters use, for the workflow's time zone): that takes about 6 µs a
- * time against 0.5 µs, and the Polling Trigger reads thousands a poll, in a sort too (18,300
- * events sorted, on this loaded machine: 7–13 s against 0.7 s).
+ * says every time is). Not luxon, for speed: CONTRIBUTING.md, "Dates stay read by two readers".
  */
 export function readServiceTime(value: unknown): number | undefined {
 	if (typeof value !== 'string') return undefined;

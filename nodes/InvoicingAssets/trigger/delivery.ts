@@ -24,14 +24,9 @@ const ACKNOWLEDGED: IWebhookResponseData = { webhookResponse: { received: true }
 /**
  * webhook(): lets in only deliveries that carry the key of this trigger's subscription, or of a
  * retiring one (a replaced API key's, state.ts), and starts the workflow once per new event of a
- * selected type. Rejections are answered here and start nothing.
- *
- * A retiring subscription's delivery of an event that occurred more than
- * NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS (contract.ts) after its replacement was made, by the
- * service's clock, certainly reached the replacement too: it is acknowledged and starts nothing.
- * Any other is let in, also while the replacement is still being made (n8n 2.x routes the URL
- * before it creates the subscription): a delivery is repeated rather than lost, and Ignore
- * Repeated Deliveries keeps one of the two copies.
+ * selected type. Rejections are answered here and start nothing. A retiring subscription's copy
+ * of an event that certainly reached its replacement too is acknowledged and starts nothing; any
+ * other is let in, repeated rather than lost (docs/api-key-replacement.md, step 3).
  */
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const staticData = this.getWorkflowStaticData('node');
