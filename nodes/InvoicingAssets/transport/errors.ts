@@ -167,8 +167,6 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 		(context.elapsedMs ?? 0) + waitAsked > context.maxRetryWaitMs
 	) {
 		hint = `The service asked to wait ${Math.ceil(waitAsked / 1000)} s before trying again, longer than the node waits (${Math.round(context.maxRetryWaitMs / 1000)} s in all), so it stopped. ${hint}`;
-	} else if (status === 429 && (context.attempts ?? 1) > 1) {
-		hint = `The node waited as the service asked and retried, without success. ${hint}`;
 	}
 	// The service's text may echo what it was sent, such as a notification URL with its key.
 	const serviceSays = serviceError.message
