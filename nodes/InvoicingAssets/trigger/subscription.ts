@@ -190,9 +190,6 @@ async function adoptLostCreate(
 	deliveryKey: string,
 	failure: unknown,
 ): Promise<{ id: string; madeAt: number | undefined }> {
-	// A refusal (4xx) means the service created nothing.
-	const status = httpStatusOf(failure);
-	if (status !== undefined && status >= 400 && status < 500) throw failure;
 	const keyHash = hashDeliveryKey(deliveryKey);
 	const listed: Subscription[] = await client.listSubscriptions().catch((listFailure: unknown) => {
 		throw failure ?? listFailure;
