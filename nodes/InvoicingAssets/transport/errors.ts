@@ -107,8 +107,6 @@ export interface FailureContext {
 	/** What the retries did, when they gave up. */
 	attempts?: number;
 	elapsedMs?: number;
-	/** The longest the retries may wait in all; a longer Retry-After is not waited for. */
-	maxRetryWaitMs?: number;
 }
 
 /** " Tried N times over N s." after more than one attempt, else nothing. */
@@ -158,16 +156,7 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 	} else if (status === 404 && subject) {
 		known = { message: `${subject} was not found`, hint: STATUS_MESSAGES[404].hint };
 	}
-	let hint = known?.hint ?? '';
-	const waitAsked = readRetryAfterMs(readHeader(failure.headers, 'retry-after'));
-	if (
-		RETRYABLE_STATUSES.includes(status) &&
-		waitAsked !== undefined &&
-		context.maxRetryWaitMs !== undefined &&
-		(context.elapsedMs ?? 0) + waitAsked > context.maxRetryWaitMs
-	) {
-		hint = `The service asked to wait ${Math.ceil(waitAsked / 1000)} s before trying again, longer than the node waits (${Math.round(context.maxRetryWaitMs / 1000)} s in all), so it stopped. ${hint}`;
-	}
+	const hint = known?.hint ?? '';
 	// The service's text may echo what it was sent, such as a notification URL with its key.
 	const serviceSays = serviceError.message
 		? `The service said: ${redactDeliveryKeysInText(serviceError.message.trim()).replace(/\.+$/, '')}. `
@@ -179,7 +168,7 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 		description: `${serviceSays}${hint}${retried}${unconfirmed}`.trim() || undefined,
 		httpCode: String(status),
 		itemIndex,
-		failure: waitFailure(status, waitAsked),
+		failure: waitFailure(status, readRetryAfterMs(readHeader(failure.headers, 'retry-after'))),
 	});
 }
 

@@ -11,7 +11,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { JSON_MEDIA_TYPE, paths, type Subscription } from './contract';
 import { toNodeApiError } from './errors';
 import { readRecord, readSubscriptionList } from './responses';
-import { MAX_RETRY_WAIT_MS, sendWithRetries } from './retry';
+import { sendWithRetries } from './retry';
 import { AuthenticatedSender, type ServiceContext } from './tokenRenewal';
 
 export { CREDENTIAL_TYPE, type ServiceContext } from './tokenRenewal';
@@ -113,7 +113,6 @@ export class ServiceClient {
 			method: request.method,
 			attempts: outcome.attempts,
 			elapsedMs: outcome.elapsedMs,
-			maxRetryWaitMs: MAX_RETRY_WAIT_MS,
 		});
 	}
 
