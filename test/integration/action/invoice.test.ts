@@ -565,22 +565,6 @@ describe('Invoice → From List search', () => {
 			}
 		},
 	);
-
-	test('an exact invoice number is found directly, wherever it sits in the list', async () => {
-		const { testbed } = bed;
-		const invoiceNumber = nth(1040).invoiceNumber;
-		const result = await searchList(testbed, 'searchInvoices', invoiceNumber);
-		expect(result.results[0].value).toBe(invoiceNumber);
-		expect(
-			testbed.sim.log.entries({ route: 'invoices.get' }).map((entry) => entry.params.invoiceNumber),
-		).toEqual([invoiceNumber]);
-	});
-
-	test('an exact number that does not exist just finds nothing', async () => {
-		const result = await searchList(bed.testbed, 'searchInvoices', 'INV-7777777');
-		expect(result.results).toEqual([]);
-		expect(bed.testbed.sim.log.count('invoices.get', { status: 404 })).toBe(1);
-	});
 });
 
 test('no secret appears in any output or error of this file’s kind of runs', async () => {
