@@ -169,13 +169,13 @@ export function readLimit(context: IExecuteFunctions, itemIndex: number): number
 	return limit;
 }
 
-/** A URL parameter that must be absolute and https, because the service delivers only over TLS 1.2+. */
+/** A URL parameter that must be absolute and https (normalised), because the service delivers only over TLS 1.2+. */
 export function requireHttpsUrl(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	value: unknown,
 	displayName: string,
-): URL {
+): string {
 	const text = requireText(
 		context,
 		itemIndex,
@@ -199,7 +199,7 @@ export function requireHttpsUrl(
 			'The service delivers events only over HTTPS secured with TLS 1.2 or later; plain http addresses are refused. Use the https address of your receiver (for n8n, set N8N_WEBHOOK_URL to its public https address or put it behind a TLS proxy).',
 		);
 	}
-	return new URL(text);
+	return new URL(text).toString();
 }
 
 /**
