@@ -9,7 +9,7 @@ import type { INodeCredentialsDetails } from 'n8n-workflow';
 import { PollingWorkflow } from '../harness/poller';
 import { expectNoSecret } from '../harness/secrets';
 import { credentialFor, secretsOf } from '../harness/testbed';
-import { DEFAULT_RETRY_POLICY } from '../../nodes/InvoicingAssets/transport/retry';
+import { MAX_ATTEMPTS } from '../../nodes/InvoicingAssets/transport/retry';
 import { jsonOf, run, useTestbed } from './action/helpers';
 
 const HOUR = 60 * 60_000;
@@ -99,7 +99,7 @@ test('a renewal that fails fails the run’s waiting items with its error, witho
 		Array(12).fill('The identity service refused the token request (HTTP 503)'),
 	);
 	// One renewal, retried by the one retry loop within its policy: not one series per item.
-	expect(sim.log.count('token')).toBe(DEFAULT_RETRY_POLICY.maxAttempts);
+	expect(sim.log.count('token')).toBe(MAX_ATTEMPTS);
 	expect(sim.log.count('invoices.get', { status: 200 })).toBe(0);
 });
 

@@ -239,11 +239,6 @@ export interface Simulator {
 	/** Every client's subscriptions; `create` and `insert` name the owning client's ID. */
 	subscriptions: SubscriptionStore;
 	/**
-	 * Makes the subscription list answer the page envelope, `pageSize` items a page unless the
-	 * request asks otherwise; undefined restores the contract's bare array.
-	 */
-	setSubscriptionListPageSize(pageSize: number | undefined): void;
-	/**
 	 * DELIBERATE CONTRACT DEVIATION (test switch): makes the invoice and asset lists page
 	 * differently from the contract; undefined restores the contract's paging.
 	 */
@@ -334,7 +329,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	);
 	const urls = { service: '' };
 	const listing: {
-		pageSize?: number;
 		deviation?: ListPagingDeviation;
 		commitDelayMs?: number;
 		shape: ListShape;
@@ -351,7 +345,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		secretRecord,
 		contract,
 		serviceUrl: () => urls.service,
-		subscriptionListPageSize: () => listing.pageSize,
 		onRequest: options.onRequest,
 		listPagingDeviation: () => listing.deviation,
 		listShape: () => listing.shape,
@@ -496,12 +489,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			violations: () => contract.violations(),
 			deviations: () => contract.deviations(),
 			tolerate: (reason, filter) => contract.tolerate(reason, filter),
-		},
-		setSubscriptionListPageSize: (pageSize) => {
-			if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1)) {
-				throw new Error('The subscription list page size must be a whole number of at least 1.');
-			}
-			listing.pageSize = pageSize;
 		},
 		setCreateCommitDelay: (ms) => {
 			if (ms !== undefined && !(Number.isFinite(ms) && ms >= 0)) {

@@ -19,8 +19,7 @@
  *   segments is an unknown route (404, logged as 'unknown'). Query filters that are empty are
  *   ignored, unknown query arguments too; a repeated argument is a 400.
  * - Lists default to page 1 and pageSize 20. A page past the end has no items.
- * - The subscription list is a bare array of the caller's subscriptions, as the contract assumes;
- *   `subscriptionListPageSize` (a test setting) makes it answer the page envelope instead.
+ * - The subscription list is a bare array of the caller's subscriptions, as the contract assumes.
  * - issuedFrom and issuedTo are inclusive bounds on issueDate; issuedFrom after issuedTo is a 400.
  *   updatedFrom and updatedTo (invoices and assets) are inclusive bounds on updatedAt, likewise.
  * - Every answer carries the simulated time in its `Date` header, as a service's answers carry
@@ -101,8 +100,6 @@ export interface RouteContext {
 	contract: ContractMonitor;
 	/** Where secret-hygiene runs record the delivery keys of created subscriptions. */
 	secretRecord?: SecretRecord;
-	/** When set, the subscription list answers the page envelope with this default page size. */
-	subscriptionListPageSize: () => number | undefined;
 	/**
 	 * When set, a create answers at once but the subscription exists (is listed, delivers) only
 	 * this many ms later: a service that commits late (a test switch).
@@ -528,7 +525,7 @@ function handleService(
 		case 'subscriptions.create':
 			return createSubscription(ctx, req, body, clientId);
 		case 'subscriptions.list':
-			return listSubscriptions(ctx, search, clientId);
+			return { status: 200, body: ctx.subscriptions.list(clientId) };
 		case 'subscriptions.delete':
 			return ctx.subscriptions.delete(params.id, clientId)
 				? { status: 204 }
@@ -624,28 +621,6 @@ function deviatingList(
 			totalItems: deviation.totalItems === 'reported' ? first.totalItems : null,
 		},
 		deviation: `list-ignores-page-total-${deviation.totalItems}`,
-	};
-}
-
-function listSubscriptions(
-	ctx: RouteContext,
-	search: URLSearchParams,
-	clientId: string,
-): SimResponse {
-	const subscriptions = ctx.subscriptions.list(clientId);
-	const pageSize = ctx.subscriptionListPageSize();
-	if (pageSize === undefined) return { status: 200, body: subscriptions };
-	const query = readListQuery(search, [], pageSize);
-	if ('status' in query) return query;
-	const start = (query.page - FIRST_PAGE) * query.pageSize;
-	return {
-		status: 200,
-		body: {
-			items: subscriptions.slice(start, start + query.pageSize),
-			page: query.page,
-			pageSize: query.pageSize,
-			totalItems: subscriptions.length,
-		},
 	};
 }
 

@@ -110,25 +110,18 @@ export function customerNumberFilter(records: string): INodeProperties {
 	};
 }
 
-/** The "Updated After" / "Updated Before" filters of a Get Many; `records` as in "Only invoices". */
-export function updatedRangeFilters(records: string): INodeProperties[] {
-	return [
-		{
-			displayName: 'Updated After',
-			name: 'updatedAfter',
-			type: 'dateTime',
-			default: '',
-			description: `Only ${records} last changed at or after this time (without a zone, in the workflow’s time zone)`,
-		},
-		{
-			displayName: 'Updated Before',
-			name: 'updatedBefore',
-			type: 'dateTime',
-			default: '',
-			description: `Only ${records} last changed at or before this time (without a zone, in the workflow’s time zone)`,
-		},
-	];
+/** A Get Many's "Issued After" / "Issued Before" (or Updated) filters; `records` as in "Only invoices issued". */
+export function dateRangeFilters(label: DateRangeLabel, records: string): INodeProperties[] {
+	return (['After', 'Before'] as const).map((side) => ({
+		displayName: `${label} ${side}`,
+		name: `${label.toLowerCase()}${side}`,
+		type: 'dateTime',
+		default: '',
+		description: `Only ${records} at or ${side.toLowerCase()} this time (without a zone, in the workflow’s time zone)`,
+	}));
 }
+
+export type DateRangeLabel = 'Issued' | 'Updated';
 
 /** Options for a status filter, in alphabetical order: "paid" becomes "Paid". */
 export function statusOptions(statuses: readonly string[]): INodePropertyOptions[] {

@@ -6,14 +6,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../transport';
-import { MAX_PAGE_SIZE } from '../transport/contract';
 import { readAllPages } from '../transport/pageReader';
 import { limitProperty, recordLocator, returnAllProperty } from './common.descriptions';
 import type { Operation, Resource } from './types';
 import { readLimit, requireIdentifier } from './validation';
-
-/** What Return All can do now against a list that pages differently from the contract. */
-const FIRST_RECORDS_ADVICE = `To get the first records now, turn off Return All and set a Limit of at most ${MAX_PAGE_SIZE}.`;
 
 /** The output items of one input item's records: Simplify, and what else the Options add. */
 export type RecordOutput<T> = (
@@ -91,7 +87,6 @@ export function getManyOperation<T>(getMany: {
 				qs: { ...getMany.readFilters(this, itemIndex, given) },
 				limit,
 				itemIndex,
-				advice: FIRST_RECORDS_ADVICE,
 			});
 			return await getMany.output(this, client, records, itemIndex);
 		},

@@ -1,12 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, tryToParseDateTime } from 'n8n-workflow';
 
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './common.descriptions';
-import {
-	NOTIFICATION_URL_PROTOCOL,
-	fitsOnePathSegment,
-	toServiceTimestamp,
-} from '../transport/contract';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type DateRangeLabel } from './common.descriptions';
+import { isHttpsAddress, fitsOnePathSegment, toServiceTimestamp } from '../transport/contract';
 
 /** A NodeOperationError that names the item, for a parameter value the user must fix. */
 export function invalidInput(
@@ -173,13 +169,13 @@ export function readLimit(context: IExecuteFunctions, itemIndex: number): number
 	return limit;
 }
 
-/** A URL parameter that must be absolute and https, because the service delivers only over TLS 1.2+. */
+/** A URL parameter that must be absolute and https (normalised), because the service delivers only over TLS 1.2+. */
 export function requireHttpsUrl(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	value: unknown,
 	displayName: string,
-): URL {
+): string {
 	const text = requireText(
 		context,
 		itemIndex,
@@ -195,8 +191,7 @@ export function requireHttpsUrl(
 			`Enter a full address starting with https://, e.g. https://n8n.example.com/webhook/invoices.`,
 		);
 	}
-	const url = new URL(text);
-	if (url.protocol !== NOTIFICATION_URL_PROTOCOL) {
+	if (!isHttpsAddress(text)) {
 		throw invalidInput(
 			context,
 			itemIndex,
@@ -204,7 +199,7 @@ export function requireHttpsUrl(
 			'The service delivers events only over HTTPS secured with TLS 1.2 or later; plain http addresses are refused. Use the https address of your receiver (for n8n, set N8N_WEBHOOK_URL to its public https address or put it behind a TLS proxy).',
 		);
 	}
-	return url;
+	return new URL(text).toString();
 }
 
 /**
@@ -287,43 +282,31 @@ function parseUserDate(value: unknown, timeZone: string): Date | undefined {
 }
 
 /**
- * A pair of optional date filters (e.g. Issued After / Issued Before) as service timestamps;
- * a range that no record can match is refused.
+ * The filters of dateRangeFilters (e.g. Issued After / Issued Before) as the list's query
+ * (`issuedFrom` / `issuedTo`), service timestamps; a range that no record can match is refused.
  */
 export function readDateRange(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	given: { from: unknown; to: unknown },
-	names: { from: string; to: string },
+	given: IDataObject,
+	label: DateRangeLabel,
 	records: string,
-): { from?: string; to?: string } {
-	const range: { from?: string; to?: string } = {};
-	if (isGiven(given.from)) range.from = toServiceDate(context, itemIndex, given.from, names.from);
-	if (isGiven(given.to)) range.to = toServiceDate(context, itemIndex, given.to, names.to);
-	if (range.from && range.to && range.from > range.to) {
+): IDataObject {
+	const name = label.toLowerCase();
+	const read = (side: 'After' | 'Before') => {
+		const value = given[`${name}${side}`];
+		return isGiven(value)
+			? toServiceDate(context, itemIndex, value, `${label} ${side}`)
+			: undefined;
+	};
+	const [from, to] = [read('After'), read('Before')];
+	if (from && to && from > to) {
 		throw invalidInput(
 			context,
 			itemIndex,
-			`The ${names.from} date is later than the ${names.to} date`,
-			`No ${records} can match: ${range.from} is after ${range.to}. Swap the two dates, or remove one of them.`,
+			`The ${label} After date is later than the ${label} Before date`,
+			`No ${records} can match: ${from} is after ${to}. Swap the two dates, or remove one of them.`,
 		);
 	}
-	return range;
-}
-
-/** The Updated After / Updated Before filters of a Get Many, as the list's updatedFrom / updatedTo. */
-export function readUpdatedRange(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	given: IDataObject,
-	records: string,
-): { updatedFrom?: string; updatedTo?: string } {
-	const { from, to } = readDateRange(
-		context,
-		itemIndex,
-		{ from: given.updatedAfter, to: given.updatedBefore },
-		{ from: 'Updated After', to: 'Updated Before' },
-		records,
-	);
-	return { ...(from ? { updatedFrom: from } : {}), ...(to ? { updatedTo: to } : {}) };
+	return { ...(from ? { [`${name}From`]: from } : {}), ...(to ? { [`${name}To`]: to } : {}) };
 }

@@ -5,16 +5,8 @@ import type {
 } from 'n8n-workflow';
 
 import { ServiceClient } from '../transport';
-import {
-	ASSET_ID_PATTERN,
-	FIRST_PAGE,
-	INVOICE_NUMBER_PATTERN,
-	MAX_PAGE_SIZE,
-	paths,
-	type Asset,
-	type Invoice,
-} from '../transport/contract';
-import { listSubscriptions, readPages } from '../transport/pageReader';
+import { FIRST_PAGE, MAX_PAGE_SIZE, paths, type Asset, type Invoice } from '../transport/contract';
+import { readPages } from '../transport/pageReader';
 import { redactDeliveryKey } from '../transport/notificationUrl';
 
 export async function searchSubscriptions(
@@ -22,7 +14,7 @@ export async function searchSubscriptions(
 	filter?: string,
 ): Promise<INodeListSearchResult> {
 	const client = new ServiceClient(this);
-	const subscriptions = await listSubscriptions(client);
+	const subscriptions = await client.listSubscriptions();
 	const needle = filter?.trim().toLowerCase() ?? '';
 	return {
 		results: subscriptions
@@ -48,8 +40,6 @@ export async function searchInvoices(
 		this,
 		{
 			listPath: paths.invoices,
-			recordPath: paths.invoice,
-			idPattern: INVOICE_NUMBER_PATTERN,
 			idOf: (invoice) => invoice.invoiceNumber,
 			searchText: (invoice) => [invoice.invoiceNumber, invoice.customerNumber],
 			nameOf: (invoice) =>
@@ -78,8 +68,6 @@ export async function searchAssets(
 		this,
 		{
 			listPath: paths.assets,
-			recordPath: paths.asset,
-			idPattern: ASSET_ID_PATTERN,
 			idOf: (asset) => asset.assetId,
 			searchText: (asset) => [asset.assetId, asset.serialNumber, asset.customerNumber],
 			nameOf: (asset) =>
@@ -99,9 +87,6 @@ export async function searchAssets(
 
 interface ListSource<T> {
 	listPath: string;
-	recordPath: (id: string) => string;
-	/** An exact identifier typed as the filter is also fetched directly. */
-	idPattern: string;
 	idOf: (record: T) => string;
 	/** What the filter is matched against (case-insensitive, anywhere in the text). */
 	searchText: (record: T) => Array<string | null | undefined>;
@@ -113,10 +98,7 @@ const PAGES_PER_SEARCH = 5;
 /** While nothing matched yet, reading goes on up to this many pages: an empty list offers no "load more". */
 const PAGES_PER_SEARCH_WITHOUT_MATCH = 20;
 
-/**
- * The list endpoints have no text search, so the filter is applied here, a few pages at a time,
- * and an exact identifier is fetched directly so it is found wherever it sits in the list.
- */
+/** The list endpoints have no text search, so the filter is applied here, a few pages at a time. */
 async function searchList<T>(
 	context: ILoadOptionsFunctions,
 	source: ListSource<T>,
@@ -124,18 +106,9 @@ async function searchList<T>(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const client = new ServiceClient(context);
-	const typed = filter?.trim() ?? '';
-	const needle = typed.toLowerCase();
+	const needle = filter?.trim().toLowerCase() ?? '';
 	const firstPage = Math.max(FIRST_PAGE, Number(paginationToken) || FIRST_PAGE);
-
 	const found: T[] = [];
-	if (firstPage === FIRST_PAGE && new RegExp(`^${source.idPattern}$`).test(typed)) {
-		const exact = await client
-			.getRecord<T>({ path: source.recordPath(typed), subject: typed })
-			.catch(() => undefined);
-		if (exact !== undefined) found.push(exact);
-	}
-
 	const matches = (record: T) =>
 		source
 			.searchText(record)

@@ -4,11 +4,10 @@ export const EXPIRY_WARNING_DAYS = 30;
 
 /** The credential's "API Key Expires On" as the UTC start of that day, or undefined when unset or unreadable. */
 export function readApiKeyExpiry(value: unknown): Date | undefined {
-	if (typeof value !== 'string' || value.trim() === '') return undefined;
+	if (typeof value !== 'string') return undefined;
 	const day = /^(\d{4})-(\d{2})-(\d{2})/.exec(value.trim());
 	if (!day) return undefined;
-	const date = new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3])));
-	return Number.isNaN(date.getTime()) ? undefined : date;
+	return new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3])));
 }
 
 /** The spec says a key stops working on its expiry date, so that whole day counts as expired. */

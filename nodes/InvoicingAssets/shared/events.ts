@@ -1,24 +1,18 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
-import { EVENT_TYPES } from '../transport/contract';
+import { EVENT_TYPES, type EventType } from '../transport/contract';
 
 export const ALL_EVENTS = '*';
 
-const EVENT_DESCRIPTIONS: Record<string, string> = {
-	'invoice.issued': 'A new invoice was issued',
-	'invoice.paid': 'An invoice was paid',
-	'invoice.cancelled': 'An invoice was cancelled',
-	'asset.created': 'A managed asset was added',
-	'asset.updated': 'A managed asset changed',
-	'asset.retired': 'A managed asset was retired',
+/** Each event type's name and description in the editor. */
+const EVENT_NAMES: Record<EventType, [string, string]> = {
+	'invoice.issued': ['Invoice Issued', 'A new invoice was issued'],
+	'invoice.paid': ['Invoice Paid', 'An invoice was paid'],
+	'invoice.cancelled': ['Invoice Cancelled', 'An invoice was cancelled'],
+	'asset.created': ['Asset Created', 'A managed asset was added'],
+	'asset.updated': ['Asset Updated', 'A managed asset changed'],
+	'asset.retired': ['Asset Retired', 'A managed asset was retired'],
 };
-
-function title(eventType: string): string {
-	return eventType
-		.split('.')
-		.map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-		.join(' ');
-}
 
 export const eventTypeOptions: INodePropertyOptions[] = [
 	{
@@ -26,10 +20,10 @@ export const eventTypeOptions: INodePropertyOptions[] = [
 		value: ALL_EVENTS,
 		description: 'Every event, including types added later',
 	},
-	...EVENT_TYPES.map((eventType) => ({
-		name: title(eventType),
-		value: eventType,
-		description: EVENT_DESCRIPTIONS[eventType] ?? eventType,
+	...EVENT_TYPES.map((value) => ({
+		name: EVENT_NAMES[value][0],
+		value,
+		description: EVENT_NAMES[value][1],
 	})),
 ];
 

@@ -18,13 +18,6 @@ export const GRANT_PATH = '/B2C_1A_DP_ClientCredentialsFlow/oauth2/v2.0/token';
 /** spec: the scope names the API resource and ends with this suffix. */
 export const SCOPE_SUFFIX = '/.default';
 
-/**
- * spec: an API key expires at most twelve months after its creation, and stops working on its
- * expiry date. assumed: the deliveries of its subscriptions stop with it, and a subscription
- * belongs to the key that created it (another key gets 404 for it).
- */
-export const API_KEY_MAX_LIFETIME_MONTHS = 12;
-
 /** spec: form-encoded client-credentials grant. */
 export function tokenRequestForm(clientId: string, clientSecret: string, scope: string) {
 	return {
@@ -206,7 +199,6 @@ export const pageQuery = (page: number, pageSize: number) => ({ page, pageSize }
 export const LIST_RECORD_KEYS: Readonly<Record<string, string>> = {
 	[paths.invoices]: 'invoiceNumber',
 	[paths.assets]: 'assetId',
-	[paths.subscriptions]: 'id',
 };
 
 /* ------------------------------------------------------------------ subscriptions */
@@ -250,13 +242,6 @@ export interface Subscription {
 export const SUBSCRIPTION_NOT_FOUND_ERROR = 'subscription_not_found';
 
 /**
- * assumed: a subscription whose create call failed on the way (a timeout, a lost answer, a 5xx)
- * but that the service made all the same shows in the list within these waits (ms, one after
- * the other), so the trigger looks again after each before it concludes that none was made.
- */
-export const LATE_CREATE_RECHECK_DELAYS_MS = [1000, 2000, 4000];
-
-/**
  * assumed: the service retries a delivery that was not answered 2xx for at most this long after
  * the event occurred (the "day" the README's Expiry section waits before the old key is deleted).
  * A subscription of a replaced API key is let in for this long after its replacement, for the
@@ -274,15 +259,9 @@ export const DELIVERY_RETRIES_END_WITHIN_MS = 24 * 60 * 60_000;
 export const NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS = 5 * 60_000;
 
 /**
- * assumed: the service's clock and n8n's differ by less than this. Relied on only where the
- * service's time is not at hand: the age of a subscription left by an editor's test listen.
+ * spec: a delivery URL must be HTTPS (TLS 1.2 or later), and the service is served over HTTPS;
+ * assumed: its identity service is too.
  */
-export const CLOCKS_DIFFER_BY_LESS_THAN_MS = 10 * 60_000;
-
-/** spec: a delivery URL must be HTTPS (TLS 1.2 or later). */
-export const NOTIFICATION_URL_PROTOCOL = 'https:';
-
-/** spec: the service is served over HTTPS; assumed: its identity service is too. */
 export function isHttpsAddress(url: string): boolean {
 	return /^https:\/\/[^/]/i.test(url);
 }

@@ -1,7 +1,7 @@
 import type { IHttpRequestMethods, IN8nHttpFullResponse, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { RETRYABLE_STATUSES, UNPROCESSED_STATUSES } from './contract';
+import { RETRYABLE_STATUSES } from './contract';
 import { readHeader, readRetryAfterMs, readServiceError } from './responses';
 import { redactDeliveryKeysInText } from './notificationUrl';
 
@@ -63,12 +63,6 @@ export function httpStatusOf(error: unknown): number | undefined {
 	return Number.isInteger(code) && code >= 100 ? code : undefined;
 }
 
-/** Whether the service may have acted on a request that failed this way (its answer was lost or was a fault). */
-export function mayHaveActed(failure: HttpFailure): boolean {
-	if (failure.status === undefined) return failure.code !== undefined;
-	return failure.status >= 500 && !UNPROCESSED_STATUSES.includes(failure.status);
-}
-
 const ADDRESS_TOO_LONG = {
 	message: 'The request’s address is too long for the service',
 	hint: 'A value sent in the URL (an identifier or a filter) is too long: check the node parameters, or the expression that produces them.',
@@ -113,8 +107,6 @@ export interface FailureContext {
 	/** What the retries did, when they gave up. */
 	attempts?: number;
 	elapsedMs?: number;
-	/** The longest the retries may wait in all; a longer Retry-After is not waited for. */
-	maxRetryWaitMs?: number;
 }
 
 /** " Tried N times over N s." after more than one attempt, else nothing. */
@@ -129,9 +121,11 @@ export function triedText(attempts = 1, elapsedMs = 0): string {
 export function toNodeApiError(failure: HttpFailure, context: FailureContext): NodeApiError {
 	const { node, itemIndex, subject } = context;
 	const retried = triedText(context.attempts, context.elapsedMs);
-	// A create that failed this way may have happened all the same; sending it again could repeat it.
+	// A create whose answer was lost or was a fault may have happened all the same; sending it again could repeat it.
+	const mayHaveActed =
+		failure.status === undefined ? failure.code !== undefined : failure.status >= 500;
 	const unconfirmed =
-		context.method === 'POST' && mayHaveActed(failure)
+		context.method === 'POST' && mayHaveActed
 			? ' The service may have done what was asked before the failure: check (e.g. with Get Many) before running the node again.'
 			: '';
 
@@ -154,7 +148,7 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 	const serviceError = readServiceError(failure.body);
 	let known: { message: string; hint: string } | undefined = STATUS_MESSAGES[status];
 	if (status >= 300 && status < 400) {
-		const location = headerValue(failure.headers, 'location');
+		const location = readHeader(failure.headers, 'location');
 		known = {
 			message: `The service answered with a redirect (HTTP ${status})`,
 			hint: `${location ? `It points to ${location}. ` : ''}Redirects are not followed, so that the access token is never sent to another address. Check the credential’s Base URL: it must be the service’s own address for the chosen environment.`,
@@ -162,18 +156,7 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 	} else if (status === 404 && subject) {
 		known = { message: `${subject} was not found`, hint: STATUS_MESSAGES[404].hint };
 	}
-	let hint = known?.hint ?? '';
-	const waitAsked = readRetryAfterMs(headerValue(failure.headers, 'retry-after'));
-	if (
-		RETRYABLE_STATUSES.includes(status) &&
-		waitAsked !== undefined &&
-		context.maxRetryWaitMs !== undefined &&
-		(context.elapsedMs ?? 0) + waitAsked > context.maxRetryWaitMs
-	) {
-		hint = `The service asked to wait ${Math.ceil(waitAsked / 1000)} s before trying again, longer than the node waits (${Math.round(context.maxRetryWaitMs / 1000)} s in all), so it stopped. ${hint}`;
-	} else if (status === 429 && (context.attempts ?? 1) > 1) {
-		hint = `The node waited as the service asked and retried, without success. ${hint}`;
-	}
+	const hint = known?.hint ?? '';
 	// The service's text may echo what it was sent, such as a notification URL with its key.
 	const serviceSays = serviceError.message
 		? `The service said: ${redactDeliveryKeysInText(serviceError.message.trim()).replace(/\.+$/, '')}. `
@@ -185,7 +168,7 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 		description: `${serviceSays}${hint}${retried}${unconfirmed}`.trim() || undefined,
 		httpCode: String(status),
 		itemIndex,
-		failure: waitFailure(status, waitAsked),
+		failure: waitFailure(status, readRetryAfterMs(readHeader(failure.headers, 'retry-after'))),
 	});
 }
 
@@ -197,12 +180,4 @@ function waitFailure(status: number, retryAfterMs: number | undefined) {
 	if (!RETRYABLE_STATUSES.includes(status)) return undefined;
 	const cause = status === 429 ? ('rate-limited' as const) : ('temporarily-unavailable' as const);
 	return retryAfterMs !== undefined && retryAfterMs > 0 ? { cause, retryAfterMs } : { cause };
-}
-
-function headerValue(
-	headers: Record<string, unknown> | undefined,
-	name: string,
-): string | undefined {
-	const value = readHeader(headers, name);
-	return typeof value === 'string' && value !== '' ? value : undefined;
 }

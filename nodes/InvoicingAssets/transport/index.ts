@@ -8,14 +8,13 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { JSON_MEDIA_TYPE } from './contract';
+import { JSON_MEDIA_TYPE, paths, type Subscription } from './contract';
 import { toNodeApiError } from './errors';
-import { readRecord } from './responses';
-import { DEFAULT_RETRY_POLICY, sendWithRetries, type RetryPolicy } from './retry';
+import { readRecord, readSubscriptionList } from './responses';
+import { sendWithRetries } from './retry';
 import { AuthenticatedSender, type ServiceContext } from './tokenRenewal';
 
 export { CREDENTIAL_TYPE, type ServiceContext } from './tokenRenewal';
-export { REQUEST_TIMEOUT_MS } from './retry';
 
 export interface ServiceRequest {
 	method: IHttpRequestMethods;
@@ -36,10 +35,7 @@ export interface ServiceRequest {
 export class ServiceClient {
 	private readonly sender: AuthenticatedSender;
 
-	constructor(
-		private readonly context: ServiceContext,
-		private readonly retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY,
-	) {
+	constructor(private readonly context: ServiceContext) {
 		this.sender = new AuthenticatedSender(context);
 	}
 
@@ -53,23 +49,33 @@ export class ServiceClient {
 	 * item: a text or an empty body passed on would be output as if it were the record.
 	 */
 	async getRecord<T>(request: Omit<ServiceRequest, 'method'> & { subject: string }): Promise<T> {
-		const body = await this.request({ ...request, method: 'GET' });
-		const record = readRecord<T>(body);
+		const record = readRecord<T>(await this.request({ ...request, method: 'GET' }));
 		if (record !== undefined) return record;
-		const empty = body === undefined || body === null || String(body).trim() === '';
-		const came = Array.isArray(body)
-			? 'a list'
-			: empty
-				? 'an empty answer'
-				: typeof body === 'string'
-					? 'text'
-					: `a JSON ${typeof body}`;
 		throw new NodeOperationError(
 			this.context.getNode(),
 			'The service answered a record request with an unexpected shape',
 			{
-				description: `${request.subject} came back as ${came}, not as a JSON object. The Data Service’s answer format may have changed; please report this.`,
+				description: `${request.subject} did not come back as a JSON object. The Data Service’s answer format may have changed; please report this.`,
 				itemIndex: request.itemIndex,
+			},
+		);
+	}
+
+	/**
+	 * Every subscription of the API key. An answer that cannot be read is an error, never an empty
+	 * list: taken for one, the trigger would subscribe a second time.
+	 */
+	async listSubscriptions(itemIndex?: number): Promise<Subscription[]> {
+		const body = await this.request({ method: 'GET', path: paths.subscriptions, itemIndex });
+		const subscriptions = readSubscriptionList(body);
+		if (subscriptions !== undefined) return subscriptions;
+		throw new NodeOperationError(
+			this.context.getNode(),
+			'The service’s subscription list has a form the node cannot read; please report this',
+			{
+				description:
+					'Expected a JSON array of subscriptions, each with an "id". Rather than take an unreadable list for an empty one (for a trigger: and subscribe twice), the node stops. The package’s assumptions about the service are listed in docs/service-contract.md in its repository.',
+				itemIndex,
 			},
 		);
 	}
@@ -98,11 +104,7 @@ export class ServiceClient {
 				},
 				bounds,
 			);
-		const outcome = await sendWithRetries(send, {
-			method: request.method,
-			policy: this.retryPolicy,
-			...bounds,
-		});
+		const outcome = await sendWithRetries(send, { method: request.method, ...bounds });
 		if (outcome.failure === undefined) return outcome.response;
 		throw toNodeApiError(outcome.failure, {
 			node: this.context.getNode(),
@@ -111,7 +113,6 @@ export class ServiceClient {
 			method: request.method,
 			attempts: outcome.attempts,
 			elapsedMs: outcome.elapsedMs,
-			maxRetryWaitMs: this.retryPolicy.maxTotalMs,
 		});
 	}
 

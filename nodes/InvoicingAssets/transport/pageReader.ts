@@ -1,23 +1,9 @@
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	FIRST_PAGE,
-	MAX_PAGE_SIZE,
-	pageQuery,
-	paths,
-	SERVICE_TIME_HEADER,
-	type Subscription,
-} from './contract';
+import { FIRST_PAGE, MAX_PAGE_SIZE, pageQuery, SERVICE_TIME_HEADER, type Page } from './contract';
 import type { ServiceClient } from './index';
-import {
-	listRecordKey,
-	readHeader,
-	readHttpDate,
-	readListPage,
-	readSubscriptionList,
-	type ListAnswer,
-} from './responses';
+import { listRecordKey, readHeader, readHttpDate, readPage } from './responses';
 
 /** How many pages of one list are asked for at the same time once its total is known. */
 export const PAGE_CONCURRENCY = 4;
@@ -37,8 +23,6 @@ export interface ListRead {
 	 * wants no request wasted.
 	 */
 	pagesInFlight?: number;
-	/** What the user can do now, added to the error of a list that pages differently. */
-	advice?: string;
 	itemIndex?: number;
 	/** Epoch ms by which the read should be done: no retry of a page waits past it (ServiceRequest). */
 	deadline?: number;
@@ -67,19 +51,9 @@ export interface ListPage<T> {
 /**
  * A list the node cannot read whole by the contract: the service pages it differently (it
  * ignores `page` or `pageSize`, or answers what is not a page), so reading on would never end or
- * repeat records. `detail` says what was seen, in one sentence.
+ * repeat records.
  */
-export class ListReadError extends NodeOperationError {
-	constructor(
-		node: INode,
-		message: string,
-		readonly detail: string,
-		description: string,
-		itemIndex?: number,
-	) {
-		super(node, message, { description, itemIndex });
-	}
-}
+export class ListReadError extends NodeOperationError {}
 
 /**
  * The pages of a list do not add up: a short page came before the total it reports. Records may
@@ -88,139 +62,87 @@ export class ListReadError extends NodeOperationError {
 export class PagesDoNotAddUpError extends ListReadError {}
 
 /**
- * How one list answers: the contract's page envelope (invoices, assets), or the subscription
- * list's bare array with the envelope tolerated, whose first request has no page arguments and
- * whose page size is the one the service reports.
- */
-interface ListShape<T> {
-	read: (body: unknown) => ListAnswer<T> | undefined;
-	pagedByService: boolean;
-	/** One message for every way the list cannot be read, instead of the reader's own. */
-	unreadable?: { message: string; description: (detail: string) => string };
-}
-
-const ENVELOPE: ListShape<never> = { read: readListPage, pagedByService: false };
-
-const SUBSCRIPTION_LIST: ListShape<Subscription> = {
-	read: readSubscriptionList,
-	pagedByService: true,
-	unreadable: {
-		message: 'The service’s subscription list has a form the node cannot read; please report this',
-		description: (detail) =>
-			`Expected a JSON array of subscriptions, or pages of the form {"items": [...], "page", "pageSize", "totalItems"}, each subscription with an "id". ${detail} Rather than take an unreadable list for an empty one (for a trigger: and subscribe twice), the node stops. The package’s assumptions about the service are listed in docs/service-contract.md in its repository.`,
-	},
-};
-
-/**
- * Reads a list page by page: the one page loop of the package (Get Many, the subscription list,
- * list search, the Polling Trigger). Consume it with `for await`; the caller may stop between
- * pages (`break`, `return`, its own error), e.g. when a poll's time budget runs out:
- *
- * ```ts
- * const read = { path: paths.invoices, qs: { updatedFrom, updatedTo } };
- * let complete = false;
- * try {
- * 	for await (const page of readPages<Invoice>(client, read)) {
- * 		keep(page.records);
- * 		complete = page.endOfList; // true on the list's last page only
- * 		if (!complete && outOfTime()) break; // stopped short: complete stays false
- * 	}
- * } catch (error) {
- * 	if (error instanceof PagesDoNotAddUpError) return readAgainOrNarrow(); // a short page too soon
- * 	throw error;
- * }
- * ```
+ * Reads a list page by page: the one page loop of the package (Get Many, list search, the
+ * Polling Trigger). Consume it with `for await`; the caller may stop between pages.
  *
  * - **Pages**: full pages of MAX_PAGE_SIZE (a Limit below it asks for just that many), cut to
- *   the Limit: Limit 137 costs 2 requests. Each record is given once, in page order; a record a
- *   shifted list gives again is dropped.
- * - **The last page** is a short page, or the page that reaches the reported `totalItems`. A list
- *   whose `totalItems` is null or absent is read on until a short page.
+ *   the Limit. Each record is given once, in page order; a record a shifted list gives again is
+ *   dropped.
+ * - **The last page** is a short page, or the page that reaches the reported `totalItems`.
  * - **Speed**: once a page reports the total, the pages up to it (or to the Limit) are asked for
- *   PAGE_CONCURRENCY at a time (`pagesInFlight`), and at most twice that many pages are held
- *   ahead of the caller; without a total, one at a time. A caller that stops between pages asks
- *   for nothing more; the few requests still in flight finish, and their pages are dropped
- *   (`pagesInFlight: 1` asks for each page only when the caller comes for it). A Limit read
- *   ends on the page that reaches the Limit, whose `endOfList` may be false.
+ *   `pagesInFlight` at a time, and at most twice that many pages are held ahead of the caller;
+ *   without a total, one at a time. A caller that stops asks for nothing more; the pages still in
+ *   flight are dropped.
  * - **Errors**: an HTTP failure is the request's NodeApiError. A list that pages differently
- *   from the contract (a page that is not a page, a page of records given already, a page longer
- *   than asked for while more remain) is a ListReadError after a bounded number of requests,
- *   never an endless or silently partial read; pages that do not add up are a
- *   PagesDoNotAddUpError (a ListReadError too), which a caller may catch to read again.
+ *   from the contract is a ListReadError after a bounded number of requests, never an endless or
+ *   silently partial read; pages that do not add up are a PagesDoNotAddUpError.
  */
 export async function* readPages<T>(
 	client: ServiceClient,
 	read: ListRead,
-	shape: ListShape<T> = ENVELOPE,
 ): AsyncGenerator<ListPage<T>, void, undefined> {
 	const wanted = read.limit ?? Number.POSITIVE_INFINITY;
 	if (wanted <= 0) return;
 	const node = client.getNode();
 	const startPage = read.startPage ?? FIRST_PAGE;
-	let pageSize = shape.pagedByService ? undefined : Math.min(MAX_PAGE_SIZE, wanted);
+	const pageSize = Math.min(MAX_PAGE_SIZE, wanted);
 	const pagesInFlight = Math.max(1, read.pagesInFlight ?? PAGE_CONCURRENCY);
 	const readsAhead = pagesInFlight > 1;
 	const queue: Array<{
 		page: number;
-		answer: Promise<{ list: ListAnswer<T>; answeredAt: number | undefined }>;
+		answer: Promise<{ list: Page<T>; answeredAt: number | undefined }>;
 	}> = [];
+	// From `from`, up to the total's last page (or the Limit's, if sooner); without a total,
+	// `from` alone: no page is asked for in vain.
+	const planFrom = (from: number, remaining: number, total: number | undefined) =>
+		Math.max(
+			from,
+			Math.min(
+				from - 1 + Math.ceil(remaining / pageSize),
+				total === undefined ? from : FIRST_PAGE - 1 + Math.ceil(total / pageSize),
+			),
+		);
 	let nextPage = startPage;
-	// Up to the known total's last page, or the Limit's if sooner: no page is asked for in vain.
-	let lastPlanned =
-		read.totalItems !== undefined && pageSize !== undefined
-			? Math.max(
-					startPage,
-					Math.min(
-						FIRST_PAGE - 1 + Math.ceil(read.totalItems / pageSize),
-						startPage - 1 + Math.ceil(wanted / pageSize),
-					),
-				)
-			: startPage;
+	let lastPlanned = planFrom(startPage, wanted, read.totalItems);
 	let inFlight = 0;
 	let stopped = false;
 
 	const seen = new Set<string>();
 	let given = 0;
 	let knownTotal: number | undefined = read.totalItems;
-	const failure = (
-		kind: typeof ListReadError,
-		message: string,
-		detail: string,
-		description: string,
-	) =>
-		new kind(
-			node,
-			shape.unreadable?.message ?? message,
-			detail,
-			shape.unreadable?.description(detail) ?? description,
-			read.itemIndex,
-		);
+	const { itemIndex } = read;
 	const pagedOtherwise = (detail: string) =>
-		failure(
-			ListReadError,
+		new ListReadError(
+			node,
 			'The service pages this list differently from the contract, so the node cannot read it whole',
-			detail,
-			`${detail} Rather than read on without end or return repeated records as the list, the node stopped.${read.advice ? ` ${read.advice}` : ''} The package’s assumptions about the service’s paging are listed in docs/service-contract.md in its repository; please report this.`,
+			{
+				description: `${detail} Rather than read on without end or return repeated records as the list, the node stopped. The package’s assumptions about the service’s paging are listed in docs/service-contract.md in its repository; please report this.`,
+				itemIndex,
+			},
 		);
 	const doNotAddUp = (detail: string) =>
-		failure(
-			PagesDoNotAddUpError,
+		new PagesDoNotAddUpError(
+			node,
 			'The service’s pages do not add up, so the list would be incomplete',
-			detail,
-			`${detail} The node stopped rather than return part of the list. The service’s paging may differ from what this node assumes (see docs/service-contract.md in the package’s repository); please report it.`,
+			{
+				description: `${detail} The node stopped rather than return part of the list. The service’s paging may differ from what this node assumes (see docs/service-contract.md in the package’s repository); please report it.`,
+				itemIndex,
+			},
 		);
 
 	// Checked as each page arrives, in any order, so that a service that ignores `page` costs
 	// no more than the pages already on their way.
 	const arrived = new Set<string>();
-	const readArrivedPage = (page: number, body: unknown): ListAnswer<T> => {
-		const list = shape.read(body);
+	const readArrivedPage = (page: number, body: unknown): Page<T> => {
+		const list = readPage<T>(body);
 		if (!list) {
-			throw failure(
-				ListReadError,
+			throw new ListReadError(
+				node,
 				'The service answered a list request with an unexpected shape',
-				`Page ${page} is not a page of records.`,
-				'Expected an object with an "items" array. The Data Service’s list format may have changed; please report this.',
+				{
+					description: `Page ${page} is not a page of records: expected an object with an "items" array. The Data Service’s list format may have changed; please report this.`,
+					itemIndex,
+				},
 			);
 		}
 		const keys = list.items.map((record) => listRecordKey(read.path, record));
@@ -246,8 +168,8 @@ export async function* readPages<T>(
 				.requestFull({
 					method: 'GET',
 					path: read.path,
-					qs: pageSize === undefined ? read.qs : { ...read.qs, ...pageQuery(page, pageSize) },
-					itemIndex: read.itemIndex,
+					qs: { ...read.qs, ...pageQuery(page, pageSize) },
+					itemIndex,
 					deadline: read.deadline,
 				})
 				.then((response) => ({
@@ -276,8 +198,8 @@ export async function* readPages<T>(
 		while (queue.length > 0) {
 			const { page, answer } = queue.shift() as (typeof queue)[number];
 			const { list, answeredAt } = await answer;
-			const { items, totalItems } = list;
-			pageSize ??= list.pageSize ?? Math.max(1, items.length);
+			const { items } = list;
+			const totalItems = list.totalItems ?? undefined;
 
 			const fresh: T[] = [];
 			for (const record of items) {
@@ -297,9 +219,7 @@ export async function* readPages<T>(
 			const records = fresh.slice(0, wanted - given);
 			given += records.length;
 			const endOfList =
-				list.whole === true ||
-				items.length < pageSize ||
-				(totalItems !== undefined && readSoFar >= totalItems);
+				items.length < pageSize || (totalItems !== undefined && readSoFar >= totalItems);
 			if (items.length > pageSize && given < wanted && !endOfList) {
 				throw pagedOtherwise(
 					`Page ${page} held ${items.length} records where ${pageSize} were asked for, without a total that says it holds them all, so the service seems to ignore the “page” and “pageSize” arguments.`,
@@ -309,11 +229,7 @@ export async function* readPages<T>(
 			if (done) {
 				stopped = true;
 			} else {
-				// Up to the total's last page (or the Limit's, if sooner); without a total, the next.
-				const byLimit = page + Math.ceil((wanted - given) / pageSize);
-				const byTotal =
-					knownTotal === undefined ? page + 1 : FIRST_PAGE - 1 + Math.ceil(knownTotal / pageSize);
-				lastPlanned = Math.max(page + 1, Math.min(byLimit, byTotal));
+				lastPlanned = planFrom(page + 1, wanted - given, knownTotal);
 				if (readsAhead) fill();
 			}
 			yield {
@@ -332,28 +248,9 @@ export async function* readPages<T>(
 	}
 }
 
-/**
- * Every subscription of the API key, page after page when the list answers the page envelope.
- * An answer that cannot be read is an error, never an empty list: taken for one, the trigger
- * would subscribe a second time.
- */
-export async function listSubscriptions(
-	client: ServiceClient,
-	itemIndex?: number,
-): Promise<Subscription[]> {
-	// One page at a time: the list is assumed whole in one answer, and a page size the service
-	// chose is known only from its answer.
-	const read = { path: paths.subscriptions, itemIndex, pagesInFlight: 1 };
-	return await readAllPages(client, read, SUBSCRIPTION_LIST);
-}
-
-/** Every record of a list, or its first `limit` (Get Many, the subscription list). */
-export async function readAllPages<T>(
-	client: ServiceClient,
-	read: ListRead,
-	shape?: ListShape<T>,
-): Promise<T[]> {
+/** Every record of a list, or its first `limit` (Get Many). */
+export async function readAllPages<T>(client: ServiceClient, read: ListRead): Promise<T[]> {
 	const records: T[] = [];
-	for await (const page of readPages<T>(client, read, shape)) records.push(...page.records);
+	for await (const page of readPages<T>(client, read)) records.push(...page.records);
 	return records;
 }

@@ -41,10 +41,7 @@ export function readIdentityError(body: unknown): IdentityError | undefined {
  * A timestamp read from the service as epoch milliseconds, or undefined when it is no time. spec:
  * `YYYY-MM-DDTHH:MM:SSZ`. Tolerated as well: a date alone (midnight UTC), fractions of a second,
  * a UTC offset (`+02:00`, `+0200`), a space for the `T`, and no zone at all (UTC, as the spec
- * says every time is). Read here rather than by n8n-workflow's luxon-based tryToParseDateTime
- * (which the action's date filters use, for the workflow's time zone): that takes about 6 µs a
- * time against 0.5 µs, and the Polling Trigger reads thousands a poll, in a sort too (18,300
- * events sorted, on this loaded machine: 7–13 s against 0.7 s).
+ * says every time is). Not luxon, for speed: CONTRIBUTING.md, "Dates stay read by two readers".
  */
 export function readServiceTime(value: unknown): number | undefined {
 	if (typeof value !== 'string') return undefined;
@@ -98,32 +95,12 @@ export function listRecordKey(path: string, record: unknown): string {
 	return typeof value === 'string' && value !== '' ? value : JSON.stringify(record);
 }
 
+/** A page of the envelope; its `totalItems` is null unless a whole number. */
 export function readPage<T>(body: unknown): Page<T> | undefined {
 	const parsed = parseJsonIfText(body);
 	if (!isObject(parsed) || !Array.isArray(parsed.items)) return undefined;
-	return parsed as unknown as Page<T>;
-}
-
-/** One answer of a list, as pageReader.ts reads it. */
-export interface ListAnswer<T> {
-	items: T[];
-	/** The `pageSize` the answer reported, when a whole number of at least 1. */
-	pageSize?: number;
-	/** The `totalItems` it reported; undefined when `null` (the spec's empty field) or absent. */
-	totalItems?: number;
-	/** The answer is the whole list, not a page of it (the subscription list's bare array). */
-	whole?: boolean;
-}
-
-/** A page of the envelope, with its counts read only when they are whole numbers. */
-export function readListPage<T>(body: unknown): ListAnswer<T> | undefined {
-	const page = readPage<T>(body) as (Page<T> & Record<string, unknown>) | undefined;
-	if (!page) return undefined;
-	return {
-		items: page.items,
-		...(isWholeNumber(page.pageSize) && page.pageSize > 0 ? { pageSize: page.pageSize } : {}),
-		...(isWholeNumber(page.totalItems) ? { totalItems: page.totalItems } : {}),
-	};
+	const totalItems = isWholeNumber(parsed.totalItems) ? parsed.totalItems : null;
+	return { ...(parsed as unknown as Page<T>), totalItems };
 }
 
 /* ------------------------------------------------------------------ subscriptions */
@@ -151,18 +128,14 @@ export function isSubscriptionId(value: unknown): value is string {
 }
 
 /**
- * assumed: the list call answers a bare array of every subscription of the API key; the page
- * envelope is tolerated too (pageReader.ts then reads on, with the `pageSize` it reports).
- * undefined when the answer is neither shape, or an entry has no string `id`: an unreadable list
- * must never be taken for an empty one.
+ * assumed: the list call answers a bare array of every subscription of the API key. undefined
+ * when it does not, or an entry has no string `id`: an unreadable list is never an empty one.
  */
-export function readSubscriptionList(body: unknown): ListAnswer<Subscription> | undefined {
+export function readSubscriptionList(body: unknown): Subscription[] | undefined {
 	const parsed = parseJsonIfText(body);
-	const answer = Array.isArray(parsed)
-		? { items: parsed as unknown[], whole: true }
-		: readListPage<unknown>(parsed);
-	const readable = answer?.items.every((entry) => isObject(entry) && isNonEmptyString(entry.id));
-	return readable ? (answer as ListAnswer<Subscription>) : undefined;
+	if (!Array.isArray(parsed)) return undefined;
+	const readable = parsed.every((entry) => isObject(entry) && isNonEmptyString(entry.id));
+	return readable ? (parsed as Subscription[]) : undefined;
 }
 
 /* ------------------------------------------------------------------------- events */
@@ -195,28 +168,27 @@ export function readServiceError(body: unknown): ServiceError {
 	};
 }
 
-/** A response header by its name, whatever its case; the first value of a repeated one. */
-export function readHeader(headers: Record<string, unknown> | undefined, name: string): unknown {
-	const key = Object.keys(headers ?? {}).find(
-		(entry) => entry.toLowerCase() === name.toLowerCase(),
-	);
-	const value = key === undefined ? undefined : headers?.[key];
-	return Array.isArray(value) ? value[0] : value;
+/** A response header (`name` in lower case) whatever its case; undefined when absent or blank. */
+export function readHeader(
+	headers: Record<string, unknown> | undefined,
+	name: string,
+): string | undefined {
+	const key = Object.keys(headers ?? {}).find((entry) => entry.toLowerCase() === name);
+	const value: unknown = key === undefined ? undefined : headers?.[key];
+	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /** An HTTP date (e.g. the Date header) as epoch ms; undefined when absent or unreadable. */
-export function readHttpDate(header: unknown): number | undefined {
-	if (typeof header !== 'string' || !/[a-z]/i.test(header)) return undefined;
+export function readHttpDate(header: string | undefined): number | undefined {
+	if (header === undefined || !/[a-z]/i.test(header)) return undefined;
 	const time = Date.parse(header);
 	return Number.isFinite(time) ? time : undefined;
 }
 
 /** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
-export function readRetryAfterMs(header: unknown, now = Date.now()): number | undefined {
-	const value = Array.isArray(header) ? header[0] : header;
-	if (typeof value === 'number') return Math.max(0, value * 1000);
-	if (typeof value !== 'string' || value.trim() === '') return undefined;
-	if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Number(value) * 1000);
+export function readRetryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+	if (value === undefined) return undefined;
+	if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
 	const date = Date.parse(value);
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -5,20 +5,14 @@ import { RETRYABLE_STATUSES, TRANSIENT_SERVER_STATUSES, UNPROCESSED_STATUSES } f
 import { readHeader, readRetryAfterMs } from './responses';
 import { failureOfResponse, readFailure, type HttpFailure } from './errors';
 
-export interface RetryPolicy {
-	maxAttempts: number;
-	/** No retry starts once this much time has passed since the first attempt. */
-	maxTotalMs: number;
-	baseDelayMs: number;
-	maxDelayMs: number;
-}
+export const MAX_ATTEMPTS = 5;
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-	maxAttempts: 5,
-	maxTotalMs: 60_000,
-	baseDelayMs: 250,
-	maxDelayMs: 8_000,
-};
+/** No retry starts once this much time has passed since the first attempt. */
+export const MAX_RETRY_WAIT_MS = 60_000;
+
+/** The backoff without Retry-After: doubles from BASE_DELAY_MS, at most MAX_DELAY_MS. */
+export const BASE_DELAY_MS = 250;
+export const MAX_DELAY_MS = 8_000;
 
 /** How long one attempt may take without a deadline. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -55,16 +49,15 @@ export function nextRetryDelayMs(
 	method: IHttpRequestMethods,
 	attempt: number,
 	elapsedMs: number,
-	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
 	harmlessToRepeat?: boolean,
 ): number | undefined {
-	if (attempt >= policy.maxAttempts || !isRetryable(failure, method, harmlessToRepeat)) {
+	if (attempt >= MAX_ATTEMPTS || !isRetryable(failure, method, harmlessToRepeat)) {
 		return undefined;
 	}
-	const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+	const backoff = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attempt - 1));
 	const asked = readRetryAfterMs(readHeader(failure.headers, 'retry-after'));
 	const delay = asked ?? backoff * (0.5 + Math.random() / 2);
-	return elapsedMs + delay > policy.maxTotalMs ? undefined : delay;
+	return elapsedMs + delay > MAX_RETRY_WAIT_MS ? undefined : delay;
 }
 
 /** What the attempts at one request came to: a success, or the last attempt's failure (and answer, if any). */
@@ -83,7 +76,6 @@ export interface RetryBounds {
 
 export interface RetryOptions extends RetryBounds {
 	method: IHttpRequestMethods;
-	policy?: RetryPolicy;
 	/** Whether sending the request twice is harmless; by default, whether its method is idempotent. */
 	harmlessToRepeat?: boolean;
 }
@@ -120,7 +112,7 @@ function timeoutBefore(deadline: number | undefined): number {
  */
 export async function sendWithRetries(
 	send: (timeoutMs: number) => Promise<IN8nHttpFullResponse>,
-	{ method, policy = DEFAULT_RETRY_POLICY, harmlessToRepeat, deadline, signal }: RetryOptions,
+	{ method, harmlessToRepeat, deadline, signal }: RetryOptions,
 ): Promise<Attempts> {
 	const started = Date.now();
 	for (let attempt = 1; ; attempt++) {
@@ -137,7 +129,7 @@ export async function sendWithRetries(
 		}
 		const elapsedMs = Date.now() - started;
 		const outcome = { response, failure, attempts: attempt, elapsedMs };
-		const delay = nextRetryDelayMs(failure, method, attempt, elapsedMs, policy, harmlessToRepeat);
+		const delay = nextRetryDelayMs(failure, method, attempt, elapsedMs, harmlessToRepeat);
 		if (delay === undefined) return outcome;
 		if (deadline !== undefined && Date.now() + delay >= deadline) return outcome;
 		if (!(await waitUnlessCancelled(delay, signal))) return outcome;

@@ -62,9 +62,6 @@ export class AuthenticatedSender {
 
 	private firstRequest?: Promise<unknown>;
 
-	/** Which service the run's first request went to: its later requests go there or nowhere. */
-	private service?: string;
-
 	constructor(private readonly context: ServiceContext) {}
 
 	/** The credential as the run's requests are sent with it now. */
@@ -119,7 +116,7 @@ export class AuthenticatedSender {
 	): Promise<IN8nHttpFullResponse> {
 		const current = await this.current();
 		if (current !== refused) return await this.sendWith(current, path, request);
-		const renewal = this.renew(path, request, bounds);
+		const renewal = this.renew(refused, path, request, bounds);
 		this.credential = renewal.then(({ credential, failure }) => {
 			if (failure !== undefined && tokenFor(credential) === undefined) throw failure;
 			return credential;
@@ -133,14 +130,26 @@ export class AuthenticatedSender {
 	/**
 	 * Sends the request with the credential as stored now (a key saved since the run began is the
 	 * one renewed for) and its token emptied: n8n has preAuthentication ask for a token within
-	 * `bounds`, stores it, and sends.
+	 * `bounds`, stores it, and sends. A credential now of another Environment or Base URL fails the
+	 * run: going on would mix two services' records in one output.
 	 */
 	private async renew(
+		refused: Credential,
 		path: string,
 		request: AuthenticatedRequest,
 		bounds: RetryBounds,
 	): Promise<{ credential: Credential; response?: IN8nHttpFullResponse; failure?: unknown }> {
 		const stored = await this.context.getCredentials(CREDENTIAL_TYPE);
+		if (stored.environment !== refused.environment || baseUrlOf(stored) !== baseUrlOf(refused)) {
+			throw new NodeOperationError(
+				this.context.getNode(),
+				'The credential’s Environment or Base URL changed while this node ran',
+				{
+					description:
+						'Run the node again: it then reads from the service the credential names now.',
+				},
+			);
+		}
 		const credential: Credential = { ...stored, accessToken: '' };
 		Object.defineProperty(credential, RENEWAL_BOUNDS, { value: bounds });
 		try {
@@ -155,9 +164,6 @@ export class AuthenticatedSender {
 		path: string,
 		request: AuthenticatedRequest,
 	): Promise<IN8nHttpFullResponse> {
-		const service = JSON.stringify([String(credential.environment ?? ''), baseUrlOf(credential)]);
-		this.service ??= service;
-		if (service !== this.service) throw this.serviceChanged();
 		const reference = this.context.getNode().credentials?.[CREDENTIAL_TYPE];
 		return (await this.context.helpers.httpRequestWithAuthentication.call(
 			this.context,
@@ -172,19 +178,5 @@ export class AuthenticatedSender {
 				},
 			},
 		)) as IN8nHttpFullResponse;
-	}
-
-	/**
-	 * The credential now names another Environment or Base URL than when the run began: going on
-	 * would mix two services' records in one output.
-	 */
-	private serviceChanged(): NodeOperationError {
-		return new NodeOperationError(
-			this.context.getNode(),
-			'The credential’s Environment or Base URL changed while this node ran',
-			{
-				description: 'Run the node again: it then reads from the service the credential names now.',
-			},
-		);
 	}
 }

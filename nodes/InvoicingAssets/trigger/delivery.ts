@@ -24,14 +24,9 @@ const ACKNOWLEDGED: IWebhookResponseData = { webhookResponse: { received: true }
 /**
  * webhook(): lets in only deliveries that carry the key of this trigger's subscription, or of a
  * retiring one (a replaced API key's, state.ts), and starts the workflow once per new event of a
- * selected type. Rejections are answered here and start nothing.
- *
- * A retiring subscription's delivery of an event that occurred more than
- * NEW_SUBSCRIPTION_RECEIVES_EVENTS_WITHIN_MS (contract.ts) after its replacement was made, by the
- * service's clock, certainly reached the replacement too: it is acknowledged and starts nothing.
- * Any other is let in, also while the replacement is still being made (n8n 2.x routes the URL
- * before it creates the subscription): a delivery is repeated rather than lost, and Ignore
- * Repeated Deliveries keeps one of the two copies.
+ * selected type. Rejections are answered here and start nothing. A retiring subscription's copy
+ * of an event that certainly reached its replacement too is acknowledged and starts nothing; any
+ * other is let in, repeated rather than lost (docs/api-key-replacement.md, step 3).
  */
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const staticData = this.getWorkflowStaticData('node');
@@ -51,9 +46,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		}
 	}
 
-	const json = readJsonBody(this);
-	if (!json.ok) return reject(this, 400, 'invalid_body', 'The body is not JSON.');
-	const body = json.value;
+	const body = readJsonBody(this);
+	if (body === undefined) return reject(this, 400, 'invalid_body', 'The body is not JSON.');
 	if (!isServiceEvent(body)) {
 		return reject(this, 400, 'invalid_event', 'The body is not an event of the Data Service.');
 	}
@@ -121,25 +115,15 @@ function reject(
 }
 
 /**
- * The body as JSON, whatever the Content-Type: read from the raw body n8n keeps (UTF-8, a BOM
- * ignored), else from the body n8n parsed. `{ ok: false }` when it is not JSON.
+ * The body as JSON, whatever the Content-Type: read from the raw body n8n keeps (a Buffer on every
+ * webhook request of n8n 1.x and 2.x), a BOM ignored; undefined when it is not JSON.
  */
-function readJsonBody(context: IWebhookFunctions): { ok: true; value: unknown } | { ok: false } {
+function readJsonBody(context: IWebhookFunctions): unknown {
 	const raw: unknown = context.getRequestObject().rawBody;
-	const text = Buffer.isBuffer(raw)
-		? raw.toString('utf8')
-		: typeof raw === 'string'
-			? raw
-			: undefined;
-	if (text === undefined) {
-		const parsed: unknown = context.getBodyData();
-		return typeof parsed === 'object' && parsed !== null
-			? { ok: true, value: parsed }
-			: { ok: false };
-	}
+	if (!Buffer.isBuffer(raw)) return undefined;
 	try {
-		return { ok: true, value: JSON.parse(text.replace(/^\uFEFF/, '')) as unknown };
+		return JSON.parse(raw.toString('utf8').replace(/^\uFEFF/, '')) as unknown;
 	} catch {
-		return { ok: false };
+		return undefined;
 	}
 }

@@ -15,8 +15,6 @@ import { baseUrlOf, clientIdOf } from '../transport/tokenBinding';
 
 /** Each field of the stored subscription is the static data entry of its name. */
 const FIELDS = ['subscriptionId', 'deliveryKeyHash', 'workflowId', 'clientId', 'baseUrl'] as const;
-/** Entries earlier versions kept beside them, forgotten with them. */
-const FORMER_FIELDS = ['createdAt', 'keyExpiresOn', 'registeredFor'];
 const RETIRING = 'retiringSubscriptions';
 
 export interface StoredSubscription {
@@ -70,7 +68,7 @@ export function storeSubscription(staticData: IDataObject, subscription: StoredS
  * retiring subscriptions stay.
  */
 export function forgetSubscription(staticData: IDataObject) {
-	for (const name of [...FIELDS, ...FORMER_FIELDS]) {
+	for (const name of FIELDS) {
 		if (name in staticData) delete staticData[name];
 	}
 }
@@ -121,8 +119,8 @@ export function noteReplacement(staticData: IDataObject, replacedAt: string, end
 
 /**
  * Whose the stored subscription is:
- * - this trigger's, made with the API key and Base URL the credential holds now (or stored by a
- *   version of the package that did not say whose it was);
+ * - this trigger's, made with the API key and Base URL the credential holds now (or not saying
+ *   with which);
  * - another workflow's: its static data was copied, e.g. by an import;
  * - another key's: made with an API key or Base URL the credential no longer holds (the key was
  *   replaced, the environment switched). `madeWith` says which, for n8n's log.

@@ -10,7 +10,7 @@ import { CHOOSE_EVENT_TYPES, selectedEventTypes } from '../shared/events';
 import { ServiceClient } from '../transport';
 import {
 	DELIVERY_RETRIES_END_WITHIN_MS,
-	NOTIFICATION_URL_PROTOCOL,
+	isHttpsAddress,
 	paths,
 	SERVICE_TIME_HEADER,
 	SUBSCRIPTION_NOT_FOUND_ERROR,
@@ -20,7 +20,6 @@ import {
 } from '../transport/contract';
 import { httpStatusOf } from '../transport/errors';
 import { withDeliveryKey, withoutDeliveryKey } from '../transport/notificationUrl';
-import { listSubscriptions } from '../transport/pageReader';
 import {
 	readCreatedSubscriptionId,
 	readHeader,
@@ -59,7 +58,7 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 		await endStoredSubscription(this, client, staticData);
 		return false;
 	}
-	const listed = await listSubscriptions(client);
+	const listed = await client.listSubscriptions();
 	const ours = listed.find((subscription) => subscription.id === stored.subscriptionId);
 	if (ours && !carriesKeyHash(ours, stored.deliveryKeyHash)) {
 		// Listed under this ID, but without this trigger's key: not this trigger's to delete.
@@ -134,7 +133,7 @@ export async function deleteSubscription(this: IHookFunctions): Promise<boolean>
 function requireHttpsWebhookUrl(context: IHookFunctions): string {
 	const webhookUrl = context.getNodeWebhookUrl(WEBHOOK_NAME) ?? '';
 	const which = context.getActivationMode() === 'manual' ? 'test' : 'production';
-	if (!URL.canParse(webhookUrl) || new URL(webhookUrl).protocol !== NOTIFICATION_URL_PROTOCOL) {
+	if (!isHttpsAddress(webhookUrl)) {
 		throw new NodeOperationError(
 			context.getNode(),
 			// n8n shows only the message of a failed publish: it says the fix too.
@@ -191,11 +190,8 @@ async function adoptLostCreate(
 	deliveryKey: string,
 	failure: unknown,
 ): Promise<{ id: string; madeAt: number | undefined }> {
-	// A refusal (4xx) means the service created nothing.
-	const status = httpStatusOf(failure);
-	if (status !== undefined && status >= 400 && status < 500) throw failure;
 	const keyHash = hashDeliveryKey(deliveryKey);
-	const listed: Subscription[] = await listSubscriptions(client).catch((listFailure: unknown) => {
+	const listed: Subscription[] = await client.listSubscriptions().catch((listFailure: unknown) => {
 		throw failure ?? listFailure;
 	});
 	const adopted = listed.find((subscription) => carriesKeyHash(subscription, keyHash));
@@ -296,7 +292,7 @@ async function removeSubscription(
 	if (httpStatusOf(failure) !== 404) throw failure;
 	const code = (failure as { errorResponse?: { code?: unknown } }).errorResponse?.code;
 	if (code === SUBSCRIPTION_NOT_FOUND_ERROR) return 'not found';
-	const listed = await listSubscriptions(client);
+	const listed = await client.listSubscriptions();
 	if (!listed.some((subscription) => subscription.id === subscriptionId)) return 'not found';
 	throw new NodeOperationError(
 		context.getNode(),

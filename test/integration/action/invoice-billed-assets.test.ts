@@ -130,7 +130,7 @@ describe('Invoice → Get with Include Billed Assets', () => {
 			expect(item.error).toBe(
 				`The billed asset '${a}' could not be fetched: The service answered a record request with an unexpected shape`,
 			);
-			expect(item.details).toContain(`Managed asset '${a}' came back as`);
+			expect(item.details).toContain(`Managed asset '${a}' did not come back as a JSON object`);
 		}
 	});
 

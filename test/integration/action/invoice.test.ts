@@ -62,7 +62,7 @@ describe('Invoice → Get', () => {
 		['a list', [{ invoiceNumber: 'INV-2026-000001' }]],
 		['an empty answer', ''],
 		['a JSON number', 42],
-	])('an answer that is not a record (%s) is a clear error, never an item', async (came, body) => {
+	])('an answer that is not a record (%s) is a clear error, never an item', async (_came, body) => {
 		const { testbed } = bed;
 		const invoiceNumber = nth(5).invoiceNumber;
 		testbed.sim.faults.add({ route: 'invoices.get', status: 200, body, times: 1 });
@@ -71,7 +71,9 @@ describe('Invoice → Get', () => {
 		expect(result.error?.message).toBe(
 			'The service answered a record request with an unexpected shape',
 		);
-		expect(result.error?.description).toContain(`Invoice '${invoiceNumber}' came back as ${came},`);
+		expect(result.error?.description).toContain(
+			`Invoice '${invoiceNumber}' did not come back as a JSON object`,
+		);
 		expect(result.items).toEqual([]);
 	});
 
@@ -563,22 +565,6 @@ describe('Invoice → From List search', () => {
 			}
 		},
 	);
-
-	test('an exact invoice number is found directly, wherever it sits in the list', async () => {
-		const { testbed } = bed;
-		const invoiceNumber = nth(1040).invoiceNumber;
-		const result = await searchList(testbed, 'searchInvoices', invoiceNumber);
-		expect(result.results[0].value).toBe(invoiceNumber);
-		expect(
-			testbed.sim.log.entries({ route: 'invoices.get' }).map((entry) => entry.params.invoiceNumber),
-		).toEqual([invoiceNumber]);
-	});
-
-	test('an exact number that does not exist just finds nothing', async () => {
-		const result = await searchList(bed.testbed, 'searchInvoices', 'INV-7777777');
-		expect(result.results).toEqual([]);
-		expect(bed.testbed.sim.log.count('invoices.get', { status: 404 })).toBe(1);
-	});
 });
 
 test('no secret appears in any output or error of this file’s kind of runs', async () => {

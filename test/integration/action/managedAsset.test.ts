@@ -107,7 +107,7 @@ describe('Managed Asset → From List search', () => {
 		expect(result.paginationToken).toBe('2');
 	});
 
-	test('finds by serial number and by exact ID', async () => {
+	test('finds by serial number and by ID', async () => {
 		const { testbed } = bed;
 		const target = assets().find((asset) => asset.serialNumber) as Asset;
 		const bySerial = await searchList(

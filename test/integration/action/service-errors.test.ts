@@ -149,14 +149,13 @@ describe('429: the service limits the rate', () => {
 		expect(retried.receivedAtMs).toBeGreaterThanOrEqual(Math.floor(until.getTime() / 1000) * 1000);
 	});
 
-	test('a limit that does not lift ends after a bounded number of attempts, saying the node waited as asked', async () => {
+	test('a limit that does not lift ends after a bounded number of attempts, saying how many', async () => {
 		const { testbed } = bed;
 		addFault({ status: 429, retryAfter: 0, times: 5 });
 		const result = await runThree({ continueOnFail: true });
 
 		expectItemFailed(result, 0, 'The service is limiting the request rate');
 		const { details } = jsonOf(result)[0];
-		expect(details).toContain('The node waited as the service asked and retried, without success.');
 		expect(details).toContain('Lower the node’s Concurrency option');
 		expect(details).toContain('Tried 5 times');
 		expect(testbed.sim.log.count('invoices.get', { status: 429 })).toBe(5);
@@ -177,16 +176,13 @@ describe('503 and Retry-After beyond the limit', () => {
 	});
 
 	test.each([429, 503])(
-		'a %p asking for a wait longer than the node’s limit ends at once and says so',
+		'a %p asking for a wait longer than the node’s limit ends at once',
 		async (status) => {
 			const { testbed } = bed;
 			addFault({ status, retryAfter: 3600, times: 1 });
 			const result = await runThree({ continueOnFail: false });
 
-			expect(result.error?.description).toContain(
-				'The service asked to wait 3600 s before trying again, longer than the node waits (60 s in all), so it stopped.',
-			);
-			expect(result.error?.description).not.toContain('The node waited');
+			expect(result.error?.description).not.toContain('Tried');
 			expect(testbed.sim.log.count('invoices.get')).toBe(1);
 		},
 	);

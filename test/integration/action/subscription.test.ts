@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { REQUEST_TIMEOUT_MS } from '../../../nodes/InvoicingAssets/transport';
+import { REQUEST_TIMEOUT_MS } from '../../../nodes/InvoicingAssets/transport/retry';
 import { REDACTED } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
 import { shortenRequestTimeouts } from '../../harness/request-timeouts';
 import {
@@ -252,25 +252,6 @@ describe('Subscription → Get Many and Delete', () => {
 		]);
 	});
 
-	test('Get Many and the From List search read every page when the service pages its list', async () => {
-		const { testbed } = bed;
-		const stored = await createThree();
-		testbed.sim.setSubscriptionListPageSize(1);
-		// Slow pages, so that pages asked for together would be on their way together.
-		testbed.sim.faults.add({ route: 'subscriptions.list', latencyMs: 50 });
-		try {
-			const all = await run(testbed, list({ returnAll: true }));
-			expect(jsonOf(all).map((entry: Json) => entry.id)).toEqual(stored.map((entry) => entry.id));
-			const options = await searchList(testbed, 'searchSubscriptions', 'three');
-			expect(options.results.map((entry) => entry.value)).toEqual([stored[2].id]);
-			expect(testbed.sim.log.count('subscriptions.list')).toBe(6);
-			// One page at a time: each page's size is the service's own.
-			expect(testbed.sim.log.peakInFlight('subscriptions.list')).toBe(1);
-		} finally {
-			testbed.sim.setSubscriptionListPageSize(undefined);
-		}
-	});
-
 	test('an answer that is not a subscription list is an error, never an empty list', async () => {
 		const { testbed } = bed;
 		testbed.sim.faults.add({
@@ -283,32 +264,6 @@ describe('Subscription → Get Many and Delete', () => {
 		expect(result.error?.message).toBe(
 			'The service’s subscription list has a form the node cannot read; please report this',
 		);
-	});
-
-	test.each([
-		['a page that cannot be read', 'Service temporarily degraded'],
-		['a short page before the reported total', { items: [], page: 2, pageSize: 2, totalItems: 3 }],
-	])('in pages, %s fails the whole list, never gives part of it', async (_name, secondPage) => {
-		const { testbed } = bed;
-		await createThree();
-		testbed.sim.setSubscriptionListPageSize(2);
-		testbed.sim.faults.add({
-			route: 'subscriptions.list',
-			status: 200,
-			body: secondPage,
-			skip: 1,
-			times: 1,
-		});
-		try {
-			const result = await run(testbed, list({ returnAll: true }));
-			expect(result.error?.message).toBe(
-				'The service’s subscription list has a form the node cannot read; please report this',
-			);
-			expect(result.items).toEqual([]);
-			expect(testbed.sim.log.count('subscriptions.list')).toBe(2);
-		} finally {
-			testbed.sim.setSubscriptionListPageSize(undefined);
-		}
 	});
 
 	test('Get Many with Limit and Delete with the ID from expressions, per item', async () => {

@@ -3,6 +3,7 @@ import type { Agent } from 'undici';
 
 import { paths, tokenRequestForm } from '../../../nodes/InvoicingAssets/transport/contract';
 import {
+	readHeader,
 	readIdentityError,
 	readRetryAfterMs,
 } from '../../../nodes/InvoicingAssets/transport/responses';
@@ -60,7 +61,7 @@ describe('faults', () => {
 		const seconds = await listInvoices();
 		expect(seconds.status).toBe(429);
 		expect(seconds.headers['retry-after']).toBe('7');
-		expect(readRetryAfterMs(seconds.headers['retry-after'])).toBe(7000);
+		expect(readRetryAfterMs(readHeader(seconds.headers, 'retry-after'))).toBe(7000);
 		expect(seconds.json.code).toBe('rate_limited');
 
 		const date = new Date(Date.now() + 30_000).toUTCString();
@@ -68,7 +69,7 @@ describe('faults', () => {
 		const dated = await listInvoices();
 		expect(dated.status).toBe(503);
 		expect(dated.headers['retry-after']).toBe(date);
-		expect(readRetryAfterMs(dated.headers['retry-after'])).toBeGreaterThan(20_000);
+		expect(readRetryAfterMs(readHeader(dated.headers, 'retry-after'))).toBeGreaterThan(20_000);
 
 		sim.faults.add({ route: 'invoices.list', status: 503, times: 1 });
 		expect((await listInvoices()).headers['retry-after']).toBeUndefined();

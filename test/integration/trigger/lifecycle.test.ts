@@ -225,11 +225,11 @@ describe('a failed create', () => {
 		},
 	);
 
-	test('a refusal (4xx) is thrown without looking for a subscription', async () => {
+	test('a refusal (4xx) is thrown after the one look for a subscription, which finds none', async () => {
 		host = await startHost(testbed);
 		testbed.sim.faults.add({ route: 'subscriptions.create', status: 400, times: 1 });
 		await expect(host.publish()).rejects.toThrow('The service rejected the request as invalid');
-		expect(testbed.sim.log.count('subscriptions.list')).toBe(0);
+		expect(testbed.sim.log.count('subscriptions.list')).toBe(1);
 		expect(testbed.sim.subscriptions.list()).toEqual([]);
 	});
 
@@ -536,72 +536,6 @@ describe('the subscription list', () => {
 			expect(onlySubscription(testbed).id).toBe(stored.subscriptionId);
 		},
 	);
-
-	describe('in pages', () => {
-		afterEach(() => testbed.sim.setSubscriptionListPageSize(undefined));
-
-		/** Subscriptions of the same API key made before the trigger's, so that its own is on page 3. */
-		async function publishAfterOthers(others: number) {
-			host = await startHost(testbed);
-			for (let index = 0; index < others; index++) {
-				testbed.sim.subscriptions.create(
-					{
-						notificationUrl: `https://other.example.com/${index}`,
-						eventTypes: null,
-						description: null,
-					},
-					'2025-01-01T00:00:00Z',
-					testbed.sim.defaultClient.clientId,
-				);
-			}
-			testbed.sim.setSubscriptionListPageSize(2);
-			await host.publish();
-			testbed.sim.log.reset();
-		}
-
-		test('every page is read: the subscription on the last page is found', async () => {
-			await publishAfterOthers(4);
-			expect(await host.call('checkExists')).toBe(true);
-			expect(
-				testbed.sim.log.entries({ route: 'subscriptions.list' }).map((entry) => entry.query),
-			).toEqual([{}, { page: '2', pageSize: '2' }, { page: '3', pageSize: '2' }]);
-			expect(testbed.sim.log.count('subscriptions.delete')).toBe(0);
-		});
-
-		test('when it is on none of the pages, checkExists answers false and publishing makes one new one', async () => {
-			await publishAfterOthers(4);
-			const old = host.nodeStaticData.subscriptionId as string;
-			testbed.sim.subscriptions.delete(old);
-
-			await host.publish();
-			expect(
-				testbed.sim.log
-					.entries({ route: 'subscriptions.list' })
-					.slice(0, 2)
-					.map((entry) => entry.query),
-			).toEqual([{}, { page: '2', pageSize: '2' }]);
-			const ours = testbed.sim.subscriptions
-				.list()
-				.filter((subscription) => subscription.notificationUrl.startsWith(host.webhookUrl));
-			expect(ours.map((subscription) => subscription.id)).toEqual([
-				host.nodeStaticData.subscriptionId,
-			]);
-		});
-
-		test('pages that never end (the same page again and again) are an error, not a loop', async () => {
-			await publishAfterOthers(4);
-			const [first] = testbed.sim.subscriptions.list();
-			testbed.sim.faults.add({
-				route: 'subscriptions.list',
-				status: 200,
-				body: { items: [first, first], page: 1, pageSize: 2, totalItems: 6 },
-			});
-			await expect(host.call('checkExists')).rejects.toThrow(
-				'The service’s subscription list has a form the node cannot read',
-			);
-			expect(testbed.sim.log.count('subscriptions.list')).toBe(2);
-		});
-	});
 });
 
 describe('a 404 to the delete', () => {

@@ -38,20 +38,6 @@ describe('mapWithConcurrency', () => {
 		expect(most).toBe(3);
 	});
 
-	test('a limit below 1 still runs one at a time', async () => {
-		let inFlight = 0;
-		let most = 0;
-		const results = await mapWithConcurrency(['a', 'b', 'c'], 0, async (value) => {
-			inFlight += 1;
-			most = Math.max(most, inFlight);
-			await pause(1);
-			inFlight -= 1;
-			return value.toUpperCase();
-		});
-		expect(results).toEqual(['A', 'B', 'C']);
-		expect(most).toBe(1);
-	});
-
 	test('an empty list gives an empty result without calling the task', async () => {
 		const task = jest.fn();
 		await expect(mapWithConcurrency([], 4, task)).resolves.toEqual([]);

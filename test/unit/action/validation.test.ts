@@ -175,7 +175,7 @@ describe('text and identifiers', () => {
 	});
 
 	test('requireHttpsUrl refuses http with the TLS 1.2 requirement, and non-URLs', () => {
-		expect(requireHttpsUrl(berlin, 0, 'https://n8n.example.com/x', 'Notification URL').href).toBe(
+		expect(requireHttpsUrl(berlin, 0, 'https://n8n.example.com/x', 'Notification URL')).toBe(
 			'https://n8n.example.com/x',
 		);
 		const http = thrown(() =>

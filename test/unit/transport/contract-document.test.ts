@@ -78,7 +78,7 @@ function queryParameter(operationId: string, name: string): OpenApiNode {
 	);
 }
 
-const LIST_OPERATIONS = ['listInvoices', 'listAssets', 'listSubscriptions'];
+const LIST_OPERATIONS = ['listInvoices', 'listAssets'];
 const SERVICE_OPERATIONS = operations().filter((operation) => !operation.ownServers);
 
 /** The package's list filters; a renamed or added field fails to compile until it is listed here. */

@@ -14,7 +14,6 @@ import {
 	readPages,
 	type ListRead,
 } from '../../../nodes/InvoicingAssets/transport/pageReader';
-import { DEFAULT_RETRY_POLICY } from '../../../nodes/InvoicingAssets/transport/retry';
 import { actionNode, credentialWithToken } from '../fixtures';
 import { ERRORS_TELL_N8N_HOW_LONG_TO_WAIT } from '../../harness/engine';
 
@@ -59,8 +58,7 @@ function clientFor(
 			},
 		},
 	} as unknown as IExecuteFunctions;
-	const client = new ServiceClient(context, { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 });
-	return { client, requests, mostInFlight: () => mostInFlight };
+	return { client: new ServiceClient(context), requests, mostInFlight: () => mostInFlight };
 }
 
 /** A list of `total` numbers served in the contract's page envelope; `totalItems: null` without a total. */

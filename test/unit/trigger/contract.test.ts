@@ -37,22 +37,9 @@ describe('readCreatedSubscriptionId', () => {
 describe('readSubscriptionList', () => {
 	test('a bare array is the whole list', () => {
 		const list = [subscription('a'), subscription('b')];
-		expect(readSubscriptionList(list)).toEqual({ items: list, whole: true });
-		expect(readSubscriptionList(JSON.stringify(list))).toEqual({ items: list, whole: true });
-		expect(readSubscriptionList([])).toEqual({ items: [], whole: true });
-	});
-
-	test('the page envelope is a page, with the counts it reports (pageReader reads on)', () => {
-		const items = [subscription('a'), subscription('b')];
-		expect(readSubscriptionList({ items, page: 1, pageSize: 2, totalItems: 5 })).toEqual({
-			items,
-			pageSize: 2,
-			totalItems: 5,
-		});
-		// A null or missing count is no count.
-		expect(readSubscriptionList({ items, page: 1, pageSize: null, totalItems: null })).toEqual({
-			items,
-		});
+		expect(readSubscriptionList(list)).toEqual(list);
+		expect(readSubscriptionList(JSON.stringify(list))).toEqual(list);
+		expect(readSubscriptionList([])).toEqual([]);
 	});
 
 	test.each([
@@ -63,7 +50,7 @@ describe('readSubscriptionList', () => {
 		['an entry without an id', [subscription('a'), { notificationUrl: 'https://x' }]],
 		['an entry with an empty id', [{ ...subscription('a'), id: '' }]],
 		['an entry that is not an object', ['a']],
-		['an envelope entry with a numeric id', { items: [{ id: 1 }] }],
+		['the page envelope', { items: [subscription('a')], page: 1, pageSize: 1, totalItems: 1 }],
 	])('%s is unreadable (undefined), never an empty list', (_name, body) => {
 		expect(readSubscriptionList(body)).toBeUndefined();
 	});

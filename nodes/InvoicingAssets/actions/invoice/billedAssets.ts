@@ -26,19 +26,13 @@ export const invoiceOptions: INodeProperties = {
 	options: [concurrencyOption, includeBilledAssetsOption, simplifyOption],
 };
 
-export interface MissingAsset {
-	assetId: string;
-	reason: string;
-}
-
-type Lookup = { asset: Asset } | { missing: MissingAsset } | { failure: Error };
-
 /**
  * The billed assets of one run of the node. Each asset is fetched once, however many invoices
  * of the run's items bill it, and at most Concurrency asset requests are in flight at a time.
  */
 class BilledAssets {
-	private readonly lookups = new Map<string, Promise<Lookup>>();
+	/** Each asset's request; undefined for an asset the service does not know (any more). */
+	private readonly lookups = new Map<string, Promise<Asset | undefined>>();
 
 	private readonly limit: ReturnType<typeof createLimiter>;
 
@@ -57,52 +51,46 @@ class BilledAssets {
 		itemIndex: number,
 	): Promise<IDataObject> {
 		const ids = billedAssetIds(invoice);
-		const lookups = await Promise.all(ids.map(async (id) => await this.lookup(id, itemIndex)));
-		const assets: Array<IDataObject | null> = [];
-		const missingAssets: MissingAsset[] = [];
-		for (const [index, lookup] of lookups.entries()) {
-			if ('failure' in lookup) throw failureForItem(context, lookup.failure, ids[index], itemIndex);
-			if ('missing' in lookup) {
-				assets.push(null);
-				missingAssets.push(lookup.missing);
-				continue;
-			}
-			const asset = simplify ? summarizeAsset(lookup.asset) : lookup.asset;
-			assets.push(asset as unknown as IDataObject);
-		}
+		const assets = await Promise.all(
+			ids.map(
+				async (id) =>
+					await this.lookup(id, itemIndex).catch((failure: Error) => {
+						throw failureForItem(context, failure, id, itemIndex);
+					}),
+			),
+		);
+		const missingAssets = ids
+			.filter((_id, index) => assets[index] === undefined)
+			.map((assetId) => ({
+				assetId,
+				reason: `Managed asset '${assetId}' was not found (HTTP ${RECORD_NOT_FOUND_STATUS})`,
+			}));
 		const record = simplify ? summarizeInvoice(invoice) : invoice;
-		return { ...(record as unknown as IDataObject), assets, missingAssets } as IDataObject;
+		return {
+			...(record as unknown as IDataObject),
+			assets: assets.map((asset) => (asset && simplify ? summarizeAsset(asset) : (asset ?? null))),
+			missingAssets,
+		} as IDataObject;
 	}
 
-	private async lookup(assetId: string, itemIndex: number): Promise<Lookup> {
+	private async lookup(assetId: string, itemIndex: number): Promise<Asset | undefined> {
 		let lookup = this.lookups.get(assetId);
 		if (!lookup) {
-			lookup = this.limit(async () => await this.fetch(assetId, itemIndex));
+			const request = {
+				path: paths.asset(assetId),
+				subject: `Managed asset '${assetId}'`,
+				itemIndex,
+			};
+			lookup = this.limit(
+				async () =>
+					await this.client.getRecord<Asset>(request).catch((error: unknown) => {
+						if (httpStatusOf(error) === RECORD_NOT_FOUND_STATUS) return undefined;
+						throw error;
+					}),
+			);
 			this.lookups.set(assetId, lookup);
 		}
 		return await lookup;
-	}
-
-	private async fetch(assetId: string, itemIndex: number): Promise<Lookup> {
-		const subject = `Managed asset '${assetId}'`;
-		try {
-			const asset = await this.client.getRecord<Asset>({
-				path: paths.asset(assetId),
-				subject,
-				itemIndex,
-			});
-			return { asset };
-		} catch (error) {
-			if (httpStatusOf(error) === RECORD_NOT_FOUND_STATUS) {
-				return {
-					missing: {
-						assetId,
-						reason: `${subject} was not found (HTTP ${RECORD_NOT_FOUND_STATUS})`,
-					},
-				};
-			}
-			return { failure: error as Error };
-		}
 	}
 }
 

@@ -6,37 +6,16 @@ import {
 	type Invoice,
 	type InvoiceFilters,
 } from '../../transport/contract';
-import { customerNumberFilter, statusOptions, updatedRangeFilters } from '../common.descriptions';
+import { customerNumberFilter, dateRangeFilters, statusOptions } from '../common.descriptions';
 import { getManyOperation } from '../records';
-import {
-	isGiven,
-	optionalText,
-	readDateRange,
-	readUpdatedRange,
-	requireChoice,
-} from '../validation';
+import { isGiven, optionalText, readDateRange, requireChoice } from '../validation';
 import { invoiceOptions, invoiceOutput } from './billedAssets';
 
 export const { description, execute } = getManyOperation<Invoice>({
 	resource: 'invoice',
 	filters: [
 		customerNumberFilter('the invoices'),
-		{
-			displayName: 'Issued After',
-			name: 'issuedAfter',
-			type: 'dateTime',
-			default: '',
-			description:
-				'Only invoices issued at or after this time (without a zone, in the workflow’s time zone)',
-		},
-		{
-			displayName: 'Issued Before',
-			name: 'issuedBefore',
-			type: 'dateTime',
-			default: '',
-			description:
-				'Only invoices issued at or before this time (without a zone, in the workflow’s time zone)',
-		},
+		...dateRangeFilters('Issued', 'invoices issued'),
 		{
 			displayName: 'Status',
 			name: 'status',
@@ -45,7 +24,7 @@ export const { description, execute } = getManyOperation<Invoice>({
 			default: 'issued',
 			description: 'Only invoices in this state',
 		},
-		...updatedRangeFilters('invoices'),
+		...dateRangeFilters('Updated', 'invoices last changed'),
 	],
 	readFilters,
 	options: invoiceOptions,
@@ -58,17 +37,10 @@ function readFilters(
 	itemIndex: number,
 	given: IDataObject,
 ): InvoiceFilters {
-	const filters: InvoiceFilters = {};
-	const issued = readDateRange(
-		context,
-		itemIndex,
-		{ from: given.issuedAfter, to: given.issuedBefore },
-		{ from: 'Issued After', to: 'Issued Before' },
-		'invoice',
-	);
-	if (issued.from) filters.issuedFrom = issued.from;
-	if (issued.to) filters.issuedTo = issued.to;
-	Object.assign(filters, readUpdatedRange(context, itemIndex, given, 'invoice'));
+	const filters: InvoiceFilters = {
+		...readDateRange(context, itemIndex, given, 'Issued', 'invoice'),
+		...readDateRange(context, itemIndex, given, 'Updated', 'invoice'),
+	};
 	if (isGiven(given.status)) {
 		filters.status = requireChoice(context, itemIndex, given.status, INVOICE_STATUSES, 'Status');
 	}

@@ -3,13 +3,13 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { ASSET_STATUSES, paths, type Asset, type AssetFilters } from '../../transport/contract';
 import {
 	customerNumberFilter,
+	dateRangeFilters,
 	recordOptions,
 	statusOptions,
-	updatedRangeFilters,
 } from '../common.descriptions';
 import { getManyOperation, simplified } from '../records';
 import { summarizeAsset } from '../simplify';
-import { isGiven, optionalText, readUpdatedRange, requireChoice } from '../validation';
+import { isGiven, optionalText, readDateRange, requireChoice } from '../validation';
 
 export const { description, execute } = getManyOperation<Asset>({
 	resource: 'managedAsset',
@@ -47,7 +47,7 @@ export const { description, execute } = getManyOperation<Asset>({
 			placeholder: 'e.g. router',
 			description: 'Only assets of this type, written exactly as the service spells it',
 		},
-		...updatedRangeFilters('assets'),
+		...dateRangeFilters('Updated', 'assets last changed'),
 	],
 	readFilters,
 	options: recordOptions,
@@ -74,6 +74,6 @@ function readFilters(
 	if (site) filters.site = site;
 	if (customerNumber) filters.customerNumber = customerNumber;
 	if (serialNumber) filters.serialNumber = serialNumber;
-	Object.assign(filters, readUpdatedRange(context, itemIndex, given, 'asset'));
+	Object.assign(filters, readDateRange(context, itemIndex, given, 'Updated', 'asset'));
 	return filters;
 }

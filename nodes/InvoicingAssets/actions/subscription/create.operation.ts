@@ -98,9 +98,7 @@ export async function execute(
 	}
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const deliveryKey = typeof fields.deliveryKey === 'string' ? fields.deliveryKey : '';
-	const notificationUrl = deliveryKey
-		? withDeliveryKey(url.toString(), deliveryKey)
-		: url.toString();
+	const notificationUrl = deliveryKey ? withDeliveryKey(url, deliveryKey) : url;
 	const body: SubscriptionRequest = {
 		notificationUrl,
 		eventTypes,

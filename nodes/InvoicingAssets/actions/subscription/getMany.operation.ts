@@ -3,7 +3,6 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ServiceClient } from '../../transport';
 import { redactDeliveryKey } from '../../transport/notificationUrl';
-import { listSubscriptions } from '../../transport/pageReader';
 import { limitProperty, returnAllProperty } from '../common.descriptions';
 import { readLimit } from '../validation';
 
@@ -20,7 +19,7 @@ export async function execute(
 	itemIndex: number,
 ): Promise<IDataObject[]> {
 	const limit = readLimit(this, itemIndex);
-	const subscriptions = await listSubscriptions(client, itemIndex);
+	const subscriptions = await client.listSubscriptions(itemIndex);
 	return subscriptions.slice(0, limit).map((subscription) => ({
 		...subscription,
 		notificationUrl: redactDeliveryKey(subscription.notificationUrl),
