@@ -1,9 +1,4 @@
-import type {
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-	IPollFunctions,
-} from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { pollingTriggerProperties } from './trigger/polling/description';
@@ -28,7 +23,5 @@ export class InvoicingAssetsPollingTrigger implements INodeType {
 		properties: pollingTriggerProperties,
 	};
 
-	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		return await pollChanges.call(this);
-	}
+	poll = pollChanges;
 }
