@@ -33,10 +33,7 @@ async function burstAfterBaseline(bed: Testbed, count: number) {
 describe('Polling Trigger at month-end', () => {
 	test('a live burst of 3,000 invoices in one second, larger than a poll, comes while it is young, each once, and is settled once it is 5 minutes old', async () => {
 		await withTestbed({}, async (bed) => {
-			const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
-			await polling.activate();
-			bed.sim.clock.advance(MINUTE);
-			const expected = issueMany(bed, 3000);
+			const { polling, expected } = await burstAfterBaseline(bed, 3000);
 			bed.sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
 			// Polls every 10 s of the service's time: the burst is reported over several polls, all of
 			// it while it is younger than the listing bound (before any settle read).
@@ -60,10 +57,7 @@ describe('Polling Trigger at month-end', () => {
 
 	test('one second holding 4,000 changes, aged, drains page by page over several polls, none past its budget', async () => {
 		await withTestbed({}, async (bed) => {
-			const polling = pollingWorkflow(bed, ['invoice.issued'], 1000);
-			await polling.activate();
-			bed.sim.clock.advance(MINUTE);
-			const expected = issueMany(bed, 4000);
+			const { polling, expected } = await burstAfterBaseline(bed, 4000);
 			bed.sim.clock.advance(10 * MINUTE);
 			bed.sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
 			const durations: number[] = [];
