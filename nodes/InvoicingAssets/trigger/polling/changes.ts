@@ -57,8 +57,7 @@ export function recordId(polled: PolledRecord): string | undefined {
  * - an invoice now paid or cancelled, the first time: invoice.paid or invoice.cancelled;
  * - an asset now retired, the first time: asset.retired; any other state of an asset (a retired
  *   asset edited again included): asset.updated.
- * Event IDs are deterministic: one per invoice for its issue, payment and cancellation, one per
- * asset for its retirement, and one per asset state (ID, `updatedAt` and digest) for an update.
+ * Event IDs are deterministic (docs/choosing-a-trigger.md lists them).
  */
 export function eventsOf(
 	polled: PolledRecord,

@@ -194,8 +194,7 @@ export class KindMemory implements ReportedBefore {
 
 	/**
 	 * A record state a window read (at the service's time `now`): its events when no state of the
-	 * same content was read before. A state stamped before the start reports only its invoice's
-	 * issue (one the baseline did not see listed); the baseline's reads report nothing.
+	 * same content was read before; the baseline's reads report nothing.
 	 */
 	accept(polled: PolledRecord, window: OpenWindow, now: number): PolledEvent[] {
 		this.serviceTime = now;
@@ -203,7 +202,6 @@ export class KindMemory implements ReportedBefore {
 		if (id === undefined) return [];
 		const stamp = readServiceTime(polled.record.updatedAt);
 		const placed = stamp !== undefined && stamp <= now + window.uncertainty + LISTED_WITHIN_MS;
-		const beforeStart = placed && stamp < this.start;
 		if (window.purpose === 'issued') {
 			// Only an invoice whose state is older than the listing bound was surely listed before the start.
 			const listedBefore = placed && stamp < this.start - LISTED_WITHIN_MS - window.uncertainty;
@@ -223,7 +221,17 @@ export class KindMemory implements ReportedBefore {
 		this.seen.set(key, { updatedAt: String(polled.record.updatedAt), stamp });
 		if (window.purpose === 'recent') return [];
 		const events = eventsOf(polled, id, digest, this);
-		return beforeStart ? events.filter(({ eventType }) => eventType === 'invoice.issued') : events;
+		// Stamped before the start: a change from before it, unless the record changed after it
+		// already (its writer's clock is behind).
+		if (!placed || stamp >= this.start || this.changedSinceStart(id)) return events;
+		return events.filter(({ eventType }) => eventType === 'invoice.issued');
+	}
+
+	private changedSinceStart(id: string): boolean {
+		for (const [key, { stamp }] of this.seen) {
+			if (key.startsWith(`${id} `) && stamp !== undefined && stamp >= this.start) return true;
+		}
+		return false;
 	}
 
 	reportIssue(invoiceNumber: string, invoice: Invoice): boolean {

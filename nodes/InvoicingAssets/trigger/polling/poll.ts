@@ -34,10 +34,7 @@ import { openWindow, PollClock, readExactly, readOn, readPage, type Page } from 
 /** Where the trigger keeps its state in the node's static data. */
 const STATE_KEY = 'pollState';
 
-/**
- * A poll takes n8n's poll budget (2.38 and later), at most this, since its changes reach the
- * workflow only when it returns (the legacy scheduler's budget is 5 minutes); else this.
- */
+/** A poll takes n8n's budget (2.38+; 5 minutes on the legacy scheduler), at most this: its changes reach the workflow when it returns. */
 export const MAX_POLL_MS = 30_000;
 
 /** A poll running this long past its budget may have been given up by n8n (which allows 9 s): it stores nothing. */
@@ -51,9 +48,8 @@ const runningPolls = new Map<string, { poll: object; until: number }>();
 
 /**
  * The last poll of a trigger in this process that reported changes: the state it read, and when.
- * n8n's durable scheduler saves such a poll's static data with its execution after the poll
- * returned, and may start the next poll before that landed: a poll that reads that same state
- * again waits, reporting nothing, for at most COMMIT_WAIT_MS, rather than report the same again.
+ * n8n's durable scheduler saves such a poll's static data after it returned: a poll that reads
+ * that same state again waits, reporting nothing, for at most COMMIT_WAIT_MS.
  */
 const reportingPolls = new Map<string, { from: unknown; at: number }>();
 export const COMMIT_WAIT_MS = 60_000;
