@@ -171,10 +171,8 @@ export class KindMemory implements ReportedBefore {
 
 	/** A kind that starts now: the baseline reads come first. */
 	static startingAt(now: number, uncertainty: number, kind: 'invoice' | 'asset'): KindMemory {
-		// The next whole second, so that the second of the first answer counts as before the start
-		// (a change in it is listed by the baseline, or is not yet: the two cannot be told apart);
-		// without the service's clock, the start it may be at the earliest: nothing after it is lost.
-		const start = floorSecond(now - uncertainty) + SECOND_MS;
+		// Without the service's clock, the start it may be at the earliest: nothing after it is lost.
+		const start = floorSecond(now - uncertainty);
 		const settled = floorSecond(now - LISTED_WITHIN_MS - uncertainty);
 		const baseline = kind === 'invoice' ? ['recent', 'issued'] : ['recent'];
 		return new KindMemory(
@@ -210,10 +208,11 @@ export class KindMemory implements ReportedBefore {
 		}
 		// Outside the window: a service that ignores the filter; the record's own window reads it.
 		if (placed && (stamp < window.from || stamp >= (window.to ?? stamp) + SECOND_MS)) return [];
-		// Listed at the start: its invoice is not reported as issued.
+		// Listed at the start: its invoice is not reported as issued; a state of the start's second
+		// is remembered (the follow read that starts there reports what it has not read).
 		if (window.purpose === 'recent' && polled.kind === 'invoice')
 			this.reportIssue(id, polled.record);
-		if (window.purpose === 'recent' && placed) return [];
+		if (window.purpose === 'recent' && placed && stamp < this.start) return [];
 		const digest = digestOf(polled.record).slice(0, 12);
 		const key = `${id} ${digest}`;
 		if (!placed) this.unplaced.add(key, now + UNPLACED_REMEMBERED_MS);

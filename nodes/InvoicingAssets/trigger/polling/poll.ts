@@ -279,7 +279,7 @@ function nextFollow(memory: KindMemory, clock: PollClock): OpenWindow | undefine
  */
 function nextSettle(memory: KindMemory, clock: PollClock): OpenWindow | undefined {
 	if (memory.baseline[0] === 'recent')
-		return openWindow('recent', memory.settled, memory.start - SECOND_MS, clock);
+		return openWindow('recent', memory.settled, memory.start, clock);
 	if (memory.baseline[0] === 'issued') {
 		const issuedFrom = Math.floor((memory.start - ISSUED_WITHIN_MS) / DAY_MS - 1) * DAY_MS;
 		return openWindow('issued', issuedFrom, undefined, clock);
