@@ -220,13 +220,14 @@ export class KindMemory implements ReportedBefore {
 		this.seen.set(key, { updatedAt: String(polled.record.updatedAt), stamp });
 		if (window.purpose === 'recent') return [];
 		const events = eventsOf(polled, id, digest, this);
-		// Stamped before the start: a change from before it, unless the record changed after it
-		// already (its writer's clock is behind).
-		if (!placed || stamp >= this.start || this.changedSinceStart(id)) return events;
+		// Stamped before the start: a change from before it, unless the record was issued or changed
+		// after it (its writer's clock is behind).
+		if (!placed || stamp >= this.start || this.changedSinceStart(id, polled)) return events;
 		return events.filter(({ eventType }) => eventType === 'invoice.issued');
 	}
 
-	private changedSinceStart(id: string): boolean {
+	private changedSinceStart(id: string, { kind, record }: PolledRecord): boolean {
+		if (kind === 'invoice' && (latestIssueMoment(record) ?? 0) >= this.start) return true;
 		for (const [key, { stamp }] of this.seen) {
 			if (key.startsWith(`${id} `) && stamp !== undefined && stamp >= this.start) return true;
 		}
