@@ -47,7 +47,7 @@ export class PollingWorkflow {
 		private readonly credential: INodeCredentialsDetails,
 		private readonly parameters: IDataObject,
 		/** What n8n's getPollBudgetMs answers (2.x engine); n8n-core's default (5 minutes) when not given. */
-		private readonly pollBudgetMs?: number,
+		public pollBudgetMs?: number,
 		private readonly durable = false,
 	) {}
 
