@@ -8,6 +8,9 @@ import { listRecordKey, readHeader, readHttpDate, readPage } from './responses';
 /** How many pages of one list are asked for at the same time once its total is known. */
 export const PAGE_CONCURRENCY = 4;
 
+/** What reading a list takes of the ServiceClient: its requests, and its node to name in errors. */
+export type ListClient = Pick<ServiceClient, 'requestFull' | 'getNode'>;
+
 export interface ListRead {
 	/** The list, e.g. `paths.invoices`. */
 	path: string;
@@ -78,7 +81,7 @@ export class PagesDoNotAddUpError extends ListReadError {}
  *   silently partial read; pages that do not add up are a PagesDoNotAddUpError.
  */
 export async function* readPages<T>(
-	client: ServiceClient,
+	client: ListClient,
 	read: ListRead,
 ): AsyncGenerator<ListPage<T>, void, undefined> {
 	const wanted = read.limit ?? Number.POSITIVE_INFINITY;

@@ -72,7 +72,17 @@ export interface RetryBounds {
 	deadline?: number;
 	/** The execution's cancel signal: once it aborts, no retry waits. */
 	signal?: AbortSignal;
+	/** The time the attempts are timed and waited by: the real one, unless a test simulates it. */
+	clock?: RetryClock;
 }
+
+export interface RetryClock {
+	now(): number;
+	/** Waits `ms`; false when the wait was cancelled. */
+	wait(ms: number, signal?: AbortSignal): Promise<boolean>;
+}
+
+const REAL_CLOCK: RetryClock = { now: () => Date.now(), wait: waitUnlessCancelled };
 
 export interface RetryOptions extends RetryBounds {
 	method: IHttpRequestMethods;
@@ -98,9 +108,9 @@ export async function waitUnlessCancelled(ms: number, signal?: AbortSignal): Pro
  * The time an attempt may take: REQUEST_TIMEOUT_MS, within the deadline, but at least
  * DEADLINE_GRACE_MS (an attempt past the deadline is one the caller still wants).
  */
-function timeoutBefore(deadline: number | undefined): number {
+function timeoutBefore(deadline: number | undefined, clock: RetryClock): number {
 	if (deadline === undefined) return REQUEST_TIMEOUT_MS;
-	const left = deadline + DEADLINE_GRACE_MS - Date.now();
+	const left = deadline + DEADLINE_GRACE_MS - clock.now();
 	return Math.max(DEADLINE_GRACE_MS, Math.min(REQUEST_TIMEOUT_MS, left));
 }
 
@@ -112,26 +122,26 @@ function timeoutBefore(deadline: number | undefined): number {
  */
 export async function sendWithRetries(
 	send: (timeoutMs: number) => Promise<IN8nHttpFullResponse>,
-	{ method, harmlessToRepeat, deadline, signal }: RetryOptions,
+	{ method, harmlessToRepeat, deadline, signal, clock = REAL_CLOCK }: RetryOptions,
 ): Promise<Attempts> {
-	const started = Date.now();
+	const started = clock.now();
 	for (let attempt = 1; ; attempt++) {
 		let response: IN8nHttpFullResponse | undefined;
 		let failure: HttpFailure;
 		try {
-			response = await send(timeoutBefore(deadline));
+			response = await send(timeoutBefore(deadline, clock));
 			if (response.statusCode < 300) {
-				return { response, attempts: attempt, elapsedMs: Date.now() - started };
+				return { response, attempts: attempt, elapsedMs: clock.now() - started };
 			}
 			failure = failureOfResponse(response);
 		} catch (error) {
 			failure = readFailure(error);
 		}
-		const elapsedMs = Date.now() - started;
+		const elapsedMs = clock.now() - started;
 		const outcome = { response, failure, attempts: attempt, elapsedMs };
 		const delay = nextRetryDelayMs(failure, method, attempt, elapsedMs, harmlessToRepeat);
 		if (delay === undefined) return outcome;
-		if (deadline !== undefined && Date.now() + delay >= deadline) return outcome;
-		if (!(await waitUnlessCancelled(delay, signal))) return outcome;
+		if (deadline !== undefined && clock.now() + delay >= deadline) return outcome;
+		if (!(await clock.wait(delay, signal))) return outcome;
 	}
 }

@@ -29,7 +29,15 @@ import {
 	timestampOf,
 	type OpenWindow,
 } from './memory';
-import { openWindow, PollClock, readExactly, readOn, readPage, type Page } from './reader';
+import {
+	openWindow,
+	PollClock,
+	readExactly,
+	readOn,
+	seamOf,
+	type Page,
+	type PollSeam,
+} from './reader';
 
 /** Where the trigger keeps its state in the node's static data. */
 const STATE_KEY = 'pollState';
@@ -54,43 +62,66 @@ const runningPolls = new Map<string, { poll: object; until: number }>();
 const reportingPolls = new Map<string, { from: unknown; at: number }>();
 export const COMMIT_WAIT_MS = 60_000;
 
+/** The poll of n8n's Polling Trigger: the events chosen, Fetch Test Event in the editor. */
+export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const wanted = readWantedEvents(this);
+	const kinds = [...new Set([...wanted].map(kindOf))];
+	const seam = seamOf(new ServiceClient(this));
+	if (this.getMode() === 'manual') return await fetchTestEvent(this, seam, kinds, wanted);
+	// n8n's poll budget (2.38 and later; no such method before).
+	const budgetMs = (this as Partial<IPollFunctions>).getPollBudgetMs?.() || MAX_POLL_MS;
+	const reported = await runPoll(seam, this.getWorkflowStaticData('node'), {
+		key: `${this.getWorkflow().id ?? ''}:${this.getNode().id}`,
+		kinds,
+		wanted,
+		budgetMs,
+		warn: (message) => this.logger.warn(message),
+	});
+	return reported ? [this.helpers.returnJsonArray(reported as unknown as IDataObject[])] : null;
+}
+
+export interface PollOptions {
+	/** The trigger in this n8n process: its workflow and node. */
+	key: string;
+	kinds: RecordKind[];
+	wanted: Set<string>;
+	budgetMs: number;
+	warn(message: string): void;
+}
+
 /**
- * poll(): reports each change once, within n8n's poll budget. Per record kind the trigger keeps
+ * One poll: reports each change once, within n8n's poll budget. Per record kind the trigger keeps
  * two positions (memory.ts): a cursor that follows new changes as soon as they are listed, and a
  * settled position behind it, up to which every change was read after it could no longer be
  * listed late. Each poll reads windows of the list (reader.ts) from them: a record state not read
  * before is reported as soon as it is read; a window too large for one poll goes on in the next.
+ * Returns the events to report (null for none) and stores the state in `staticData`.
  */
-export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-	const wanted = readWantedEvents(this);
-	const kinds = [...new Set([...wanted].map(kindOf))];
-	const client = new ServiceClient(this);
-	if (this.getMode() === 'manual') return await fetchTestEvent(this, client, kinds, wanted);
-
-	// n8n's poll budget (2.38 and later; no such method before).
-	const budget = (this as Partial<IPollFunctions>).getPollBudgetMs?.() || MAX_POLL_MS;
-	const deadline = Date.now() + Math.min(budget, MAX_POLL_MS);
-	const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+export async function runPoll(
+	seam: PollSeam,
+	staticData: IDataObject,
+	{ key, kinds, wanted, budgetMs, warn }: PollOptions,
+): Promise<PolledEvent[] | null> {
+	const deadline = seam.now() + Math.min(budgetMs, MAX_POLL_MS);
 	const running = runningPolls.get(key);
 	// Polls that overlap (n8n's legacy scheduler): the one running goes on alone.
-	if (running && running.until > Date.now()) return null;
+	if (running && running.until > seam.now()) return null;
 	const poll = { poll: {}, until: deadline + ABANDONED_AFTER_MS };
 	runningPolls.set(key, poll);
 	try {
-		const staticData = this.getWorkflowStaticData('node');
 		const from = staticData.pollStateId;
 		const reporting = reportingPolls.get(key);
 		const waiting = from !== undefined && reporting?.from === from;
-		if (waiting && Date.now() - (reporting?.at ?? 0) < COMMIT_WAIT_MS) return null;
+		if (waiting && seam.now() - (reporting?.at ?? 0) < COMMIT_WAIT_MS) return null;
 		const stored = (staticData[STATE_KEY] ?? {}) as IDataObject;
 		const { memories, events, failure, pagesRead } = await readChanges(
-			client,
+			seam,
 			kinds,
 			stored,
 			deadline,
 		);
 		// A poll n8n may have given up: what it read is left to the next poll, which reads it again.
-		if (runningPolls.get(key) !== poll || Date.now() > poll.until) return null;
+		if (runningPolls.get(key) !== poll || seam.now() > poll.until) return null;
 		// A poll with nothing to report fails when it read nothing or when only the user can cure
 		// what failed; one stopped by what passes (a rate limit, the service down) keeps the pages
 		// it read, since n8n's durable scheduler keeps nothing of a poll that throws.
@@ -98,7 +129,7 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 			throw failure;
 		}
 		if (failure !== undefined) {
-			this.logger.warn(
+			warn(
 				`Invoicing & Assets Polling Trigger: a poll stopped early (${(failure as Error).message}); the pages read so far are kept, the next poll goes on from there`,
 			);
 		}
@@ -107,11 +138,11 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
 		staticData[STATE_KEY] = Object.fromEntries(
 			kinds.map((kind) => [kind, memories.get(kind)?.toJSON() ?? stored[kind]]),
 		) as IDataObject;
-		staticData.pollStateId = `${Date.now()}.${Math.random()}`;
+		staticData.pollStateId = `${seam.now()}.${Math.random()}`;
 		const reported = events.filter((event) => wanted.has(event.eventType)).sort(byOccurrence);
 		if (reported.length === 0) return null;
-		reportingPolls.set(key, { from, at: Date.now() });
-		return [this.helpers.returnJsonArray(reported as unknown as IDataObject[])];
+		reportingPolls.set(key, { from, at: seam.now() });
+		return reported;
 	} finally {
 		if (runningPolls.get(key) === poll) runningPolls.delete(key);
 	}
@@ -123,7 +154,7 @@ export async function pollChanges(this: IPollFunctions): Promise<INodeExecutionD
  * not done. A failure ends the poll: the pages read before it are kept, and whether any was.
  */
 async function readChanges(
-	client: ServiceClient,
+	seam: PollSeam,
 	kinds: RecordKind[],
 	stored: IDataObject,
 	deadline: number,
@@ -135,19 +166,19 @@ async function readChanges(
 	const storedKind = (kind: RecordKind) => readStoredKind(stored[kind]);
 	// The service's clock as the last poll knew it, so that the first window is planned by it.
 	const offset = kinds.map((kind) => storedKind(kind)?.clockOffset).find(Number.isFinite);
-	const clock = new PollClock(deadline, offset);
+	const clock = new PollClock(() => seam.now(), deadline, offset);
 	let unread = [...kinds].sort(
 		(a, b) => (storedKind(a)?.settled ?? -Infinity) - (storedKind(b)?.settled ?? -Infinity),
 	);
 	for (let round = 0; round < 2 && unread.length > 0 && failure === undefined; round++) {
 		const notDone: RecordKind[] = [];
 		for (const [index, kind] of unread.entries()) {
-			clock.deadline = Date.now() + (deadline - Date.now()) / (unread.length - index);
+			clock.deadline = seam.now() + (deadline - seam.now()) / (unread.length - index);
 			try {
 				const known = storedKind(kind);
 				const memory =
 					memories.get(kind) ??
-					(known ? new KindMemory(known) : await startKind(client, kind, clock));
+					(known ? new KindMemory(known) : await startKind(seam, kind, clock));
 				memories.set(kind, memory);
 				const take = (window: OpenWindow) => (page: Page) => {
 					pagesRead += 1;
@@ -155,7 +186,7 @@ async function readChanges(
 						events.push(...memory.accept({ kind, record } as PolledRecord, window, window.readAt));
 					}
 				};
-				const done = await readKind(client, kind, memory, clock, take, round === 0);
+				const done = await readKind(seam, kind, memory, clock, take, round === 0);
 				memory.clockOffset = clock.offset;
 				if (!done) notDone.push(kind);
 			} catch (error) {
@@ -173,14 +204,15 @@ async function readChanges(
  * kinds that start together start at once) or else from a one-record request.
  */
 export async function startKind(
-	client: ServiceClient,
+	seam: PollSeam,
 	kind: RecordKind,
 	clock: PollClock,
 ): Promise<KindMemory> {
 	if (clock.roundMs === undefined) {
-		const started = Date.now();
-		const page = await readPage(client, kind, {}, { limit: 1, deadline: clock.deadline });
-		clock.measured(Date.now() - started, page?.answeredAt);
+		const started = clock.now();
+		const request = { kind, query: {}, page: 1, pageSize: 1, deadline: clock.deadline };
+		const page = await seam.readPage(request);
+		clock.measured(clock.now() - started, page.answeredAt);
 	}
 	const { now, uncertainty } = clock.serviceNow();
 	return KindMemory.startingAt(now, uncertainty, kind);
@@ -193,7 +225,7 @@ export async function startKind(
  * while one is due. Returns whether the kind is done for this poll.
  */
 async function readKind(
-	client: ServiceClient,
+	seam: PollSeam,
 	kind: RecordKind,
 	memory: KindMemory,
 	clock: PollClock,
@@ -211,7 +243,7 @@ async function readKind(
 		if (follow) {
 			// Its first page may show by the service's clock that a settle window is due over it.
 			const goOn = () => memory.settle !== undefined || settleEnd(memory, clock) <= follow.from;
-			const end = await readOn(client, kind, follow, clock, take(follow), goOn);
+			const end = await readOn(seam, kind, follow, clock, take(follow), goOn);
 			if (end) {
 				memory.follow = undefined;
 				memory.completed(follow, end === 'snapshot');
@@ -222,7 +254,7 @@ async function readKind(
 		if (!follow && !settle) return true;
 		if (settle) {
 			const endAllowed = (window: OpenWindow) => settleEndAllowed(memory, window);
-			if (await readExactly(client, kind, settle, clock, take(settle), endAllowed)) {
+			if (await readExactly(seam, kind, settle, clock, take(settle), endAllowed)) {
 				memory.settle = undefined;
 				memory.completed(settle);
 			}
@@ -330,19 +362,21 @@ function readWantedEvents(context: IPollFunctions): Set<string> {
  */
 async function fetchTestEvent(
 	context: IPollFunctions,
-	client: ServiceClient,
+	seam: PollSeam,
 	kinds: RecordKind[],
 	wanted: Set<string>,
 ): Promise<INodeExecutionData[][]> {
-	const clock = new PollClock(Date.now() + MAX_POLL_MS);
-	await startKind(client, kinds[0], clock);
+	const deadline = seam.now() + MAX_POLL_MS;
+	const clock = new PollClock(() => seam.now(), deadline);
+	await startKind(seam, kinds[0], clock);
 	const { now } = clock.serviceNow();
 	const anyEvent = { reportIssue: () => true, reportFinal: () => true };
 	const found: Array<{ event: PolledEvent; at: number }> = [];
 	for (const kind of kinds) {
 		for (const lookBack of [...TEST_EVENT_LOOKBACK_MS, undefined]) {
-			const since = lookBack === undefined ? {} : { updatedFrom: timestampOf(now - lookBack) };
-			const records = (await readPage(client, kind, since, {}))?.records ?? [];
+			const query = lookBack === undefined ? {} : { updatedFrom: timestampOf(now - lookBack) };
+			const request = { kind, query, page: 1, pageSize: MAX_PAGE_SIZE, deadline };
+			const { records } = await seam.readPage(request);
 			const matches = records.flatMap((record) => {
 				const polled = { kind, record } as PolledRecord;
 				const id = recordId(polled) ?? '';

@@ -1,6 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ServiceClient } from '../../transport';
 import {
 	FIRST_PAGE,
 	MAX_PAGE_SIZE,
@@ -8,11 +7,56 @@ import {
 	type Asset,
 	type Invoice,
 } from '../../transport/contract';
-import { PAGE_CONCURRENCY, readPages, type ListPage } from '../../transport/pageReader';
+import {
+	PAGE_CONCURRENCY,
+	readPages,
+	type ListClient,
+	type ListPage,
+} from '../../transport/pageReader';
 import type { RecordKind } from './changes';
 import { LISTED_WITHIN_MS, timestampOf, type OpenWindow } from './memory';
 
 export type Page = ListPage<Invoice | Asset>;
+
+/** One page of a record kind's list, as a poll asks for it. */
+export interface PageRequest {
+	kind: RecordKind;
+	/** The window's filters (updatedFrom, updatedTo, issuedFrom); none for any record. */
+	query: IDataObject;
+	page: number;
+	pageSize: number;
+	/** n8n's time (epoch ms) by which the poll should be done: no retry waits past it. */
+	deadline: number;
+}
+
+/**
+ * All a poll takes from outside: n8n's clock and one page of a list at a time. n8n gives the
+ * real ones (seamOf); tests give a simulated clock and an in-memory service.
+ */
+export interface PollSeam {
+	now(): number;
+	readPage(request: PageRequest): Promise<Page>;
+}
+
+/** The seam of a poll in n8n: its clock, and the Data Service's lists through the transport. */
+export function seamOf(client: ListClient, now = () => Date.now()): PollSeam {
+	return {
+		now,
+		readPage: async ({ kind, query, page, pageSize, deadline }) => {
+			const read = {
+				path: listPathOf(kind),
+				qs: query,
+				limit: pageSize,
+				startPage: page,
+				pagesInFlight: 1,
+				deadline,
+			};
+			const first = await readPages<Invoice | Asset>(client, read).next();
+			// A limit of at least one record always gives a page.
+			return first.value as Page;
+		},
+	};
+}
 
 /** The time a poll may still spend, and what it learnt of the service's clock and pace. */
 export class PollClock {
@@ -20,6 +64,7 @@ export class PollClock {
 	roundMs: number | undefined;
 
 	constructor(
+		readonly now: () => number,
 		public deadline: number,
 		/** The service's time less n8n's (ms), from the latest answer with a Date header. */
 		public offset?: number,
@@ -28,13 +73,13 @@ export class PollClock {
 	/** The service's time now, and how far it may be off (the listing bound without a Date header). */
 	serviceNow(): { now: number; uncertainty: number } {
 		return this.offset === undefined
-			? { now: Date.now(), uncertainty: LISTED_WITHIN_MS }
-			: { now: Date.now() + this.offset, uncertainty: 0 };
+			? { now: this.now(), uncertainty: LISTED_WITHIN_MS }
+			: { now: this.now() + this.offset, uncertainty: 0 };
 	}
 
 	/** How many more rounds of page requests fit in the poll. */
 	roundsLeft(): number {
-		const left = this.deadline - Date.now();
+		const left = this.deadline - this.now();
 		// Before anything was measured in this poll, one round: it tells how long rounds take.
 		if (this.roundMs === undefined) return left > 0 ? 1 : 0;
 		return Math.floor(left / Math.max(1, this.roundMs));
@@ -44,7 +89,7 @@ export class PollClock {
 	measured(ms: number, answeredAt?: number) {
 		// The slower of the last round and the average: a poll plans for pages slower than the last.
 		this.roundMs = this.roundMs === undefined ? ms : Math.max(ms, (this.roundMs + ms) / 2);
-		if (answeredAt !== undefined) this.offset = answeredAt - Date.now();
+		if (answeredAt !== undefined) this.offset = answeredAt - this.now();
 	}
 }
 
@@ -77,35 +122,59 @@ export function openWindow(
  * list between two pages), a settle window reads.
  */
 export async function readOn(
-	client: ServiceClient,
+	seam: PollSeam,
 	kind: RecordKind,
 	window: OpenWindow,
 	clock: PollClock,
 	take: (page: Page) => void,
 	goOn: () => boolean,
 ): Promise<'snapshot' | 'end' | undefined> {
-	const started = Date.now();
+	const started = clock.now();
 	try {
-		for await (const page of readPages<Invoice | Asset>(client, {
-			path: listPathOf(kind),
-			qs: queryOf(window),
-			startPage: window.nextPage,
-			totalItems: window.total ?? undefined,
-			// A window's first page alone: it tells the service's time and the total.
-			limit: (window.nextPage === FIRST_PAGE ? 1 : PAGE_CONCURRENCY) * MAX_PAGE_SIZE,
-			deadline: clock.deadline,
-		})) {
-			arrived(window, page, clock);
-			take(page);
-			window.total = page.totalItems ?? null;
-			window.nextPage = page.page + 1;
-			if (page.endOfList) return page.page === FIRST_PAGE ? 'snapshot' : 'end';
-			if (!goOn()) return undefined;
+		// A window's first page alone: it tells the service's time and the total. Without a total,
+		// one page at a time.
+		for (let round = 0; round < PAGE_CONCURRENCY; round++) {
+			const last =
+				window.nextPage === FIRST_PAGE || window.total === null
+					? window.nextPage
+					: Math.min(window.nextPage + PAGE_CONCURRENCY - 1, lastPageOf(window.total));
+			const numbers = Array.from(
+				{ length: last - window.nextPage + 1 },
+				(_, i) => window.nextPage + i,
+			);
+			const answers = await readRound(seam, kind, window, numbers, clock.deadline);
+			for (const answer of answers) {
+				if (answer.status === 'rejected') throw answer.reason;
+				const page = answer.value;
+				arrived(window, page, clock);
+				take(page);
+				window.total = page.totalItems ?? null;
+				window.nextPage = page.page + 1;
+				if (page.endOfList) return page.page === FIRST_PAGE ? 'snapshot' : 'end';
+				if (!goOn()) return undefined;
+			}
+			if (numbers.length > 1 || window.nextPage - 1 === FIRST_PAGE) return undefined;
 		}
 		return undefined;
 	} finally {
-		clock.measured(Date.now() - started);
+		clock.measured(clock.now() - started);
 	}
+}
+
+/** Pages of a window's query, asked for at once. */
+async function readRound(
+	seam: PollSeam,
+	kind: RecordKind,
+	window: OpenWindow,
+	numbers: number[],
+	deadline: number,
+): Promise<Array<PromiseSettledResult<Page>>> {
+	const query = queryOf(window);
+	return await Promise.allSettled(
+		numbers.map(
+			async (page) => await seam.readPage({ kind, query, page, pageSize: MAX_PAGE_SIZE, deadline }),
+		),
+	);
 }
 
 /**
@@ -121,30 +190,23 @@ export async function readOn(
  * it is then read again from its first page. Returns whether the window was read to its end.
  */
 export async function readExactly(
-	client: ServiceClient,
+	seam: PollSeam,
 	kind: RecordKind,
 	window: OpenWindow,
 	clock: PollClock,
 	take: (page: Page) => void,
 	endAllowed: (window: OpenWindow) => number | undefined = () => undefined,
 ): Promise<boolean> {
-	const started = Date.now();
+	const started = clock.now();
 	// The first page comes last, alone: it need not be read again when nothing moved.
 	const count =
 		window.descending && window.steady
 			? Math.max(1, Math.min(PAGE_CONCURRENCY, window.nextPage - 1))
 			: 1;
 	const numbers = Array.from({ length: count }, (_, index) => window.nextPage - index);
-	const answers = await Promise.allSettled(
-		numbers.map(
-			async (page) =>
-				await readPage(client, kind, queryOf(window), { page, deadline: clock.deadline }),
-		),
-	);
-	const pages = answers.flatMap((answer) =>
-		answer.status === 'fulfilled' && answer.value ? [answer.value] : [],
-	);
-	clock.measured(Date.now() - started);
+	const answers = await readRound(seam, kind, window, numbers, clock.deadline);
+	const pages = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
+	clock.measured(clock.now() - started);
 	for (const page of pages) {
 		arrived(window, page, clock);
 		take(page);
@@ -200,7 +262,7 @@ export async function readExactly(
 
 /** The service's time of a window's page (the clock learns it): its first page opens the window. */
 function arrived(window: OpenWindow, page: Page, clock: PollClock) {
-	if (page.answeredAt !== undefined) clock.offset = page.answeredAt - Date.now();
+	if (page.answeredAt !== undefined) clock.offset = page.answeredAt - clock.now();
 	const { now, uncertainty } = clock.serviceNow();
 	window.readAt = page.answeredAt ?? now;
 	if (window.nextPage === FIRST_PAGE && !window.descending) {
@@ -217,23 +279,7 @@ export function listPathOf(kind: RecordKind): string {
 	return kind === 'invoice' ? paths.invoices : paths.assets;
 }
 
-/** One page of a list query, alone (`limit` records at most); undefined for no page. */
-export async function readPage(
-	client: ServiceClient,
-	kind: RecordKind,
-	qs: IDataObject,
-	{
-		page = FIRST_PAGE,
-		limit = MAX_PAGE_SIZE,
-		deadline,
-	}: { page?: number; limit?: number; deadline?: number },
-): Promise<Page | undefined> {
-	const read = { path: listPathOf(kind), qs, limit, startPage: page, pagesInFlight: 1, deadline };
-	const first = await readPages<Invoice | Asset>(client, read).next();
-	return first.done ? undefined : first.value;
-}
-
-function queryOf({ purpose, from, to }: OpenWindow): IDataObject {
+export function queryOf({ purpose, from, to }: OpenWindow): IDataObject {
 	const [fromKey, toKey] =
 		purpose === 'issued' ? ['issuedFrom', 'issuedTo'] : ['updatedFrom', 'updatedTo'];
 	return {
