@@ -1,8 +1,21 @@
-import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { CHOOSE_EVENT_TYPES, selectedEventTypes } from './shared/events';
+import { ServiceClient } from './transport';
+import { paths, type Asset, type Invoice } from './transport/contract';
+import { readPages, type ListClient } from './transport/pageReader';
+import { kindOf, POLLABLE_EVENT_TYPES } from './trigger/polling/changes';
 import { pollingTriggerProperties } from './trigger/polling/description';
-import { pollChanges } from './trigger/polling/poll';
+import { MAX_POLL_MS, runPoll } from './trigger/polling/poll';
+import { findTestEvent } from './trigger/polling/testEvent';
+import type { Page, PollSeam } from './trigger/polling/window';
 
 export class InvoicingAssetsPollingTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -23,5 +36,62 @@ export class InvoicingAssetsPollingTrigger implements INodeType {
 		properties: pollingTriggerProperties,
 	};
 
-	poll = pollChanges;
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const wanted = readWantedEvents(this);
+		const kinds = [...new Set([...wanted].map(kindOf))];
+		const seam = seamOf(new ServiceClient(this));
+		// n8n's poll budget (2.38 and later; no such method before).
+		const budgetMs = (this as Partial<IPollFunctions>).getPollBudgetMs?.() || MAX_POLL_MS;
+		if (this.getMode() === 'manual') {
+			const sample = await findTestEvent(seam, kinds, wanted, MAX_POLL_MS);
+			if (sample) return [this.helpers.returnJsonArray([sample as unknown as IDataObject])];
+			throw new NodeOperationError(this.getNode(), 'No record matches the selected events yet', {
+				description:
+					'The service has no invoice or managed asset for the events chosen in Events. Choose more events, or issue an invoice first, then fetch a test event again.',
+			});
+		}
+		const reported = await runPoll(seam, this.getWorkflowStaticData('node'), {
+			key: `${this.getWorkflow().id ?? ''}:${this.getNode().id}`,
+			kinds,
+			wanted,
+			budgetMs,
+			warn: (message) => this.logger.warn(message),
+		});
+		return reported ? [this.helpers.returnJsonArray(reported as unknown as IDataObject[])] : null;
+	}
+}
+
+/** The seam of a poll in n8n: n8n's clock, and the Data Service's lists through the transport. */
+export function seamOf(client: ListClient, now = () => Date.now()): PollSeam {
+	return {
+		now,
+		readPage: async ({ kind, query, page, pageSize, deadline }) => {
+			const path = kind === 'invoice' ? paths.invoices : paths.assets;
+			const read = {
+				path,
+				qs: query,
+				limit: pageSize,
+				startPage: page,
+				pagesInFlight: 1,
+				deadline,
+			};
+			const first = await readPages<Invoice | Asset>(client, read).next();
+			// A limit of at least one record always gives a page.
+			return first.value as Page;
+		},
+	};
+}
+
+function readWantedEvents(context: IPollFunctions): Set<string> {
+	const chosen = selectedEventTypes(context.getNodeParameter('events', []));
+	const pollable: readonly string[] = POLLABLE_EVENT_TYPES;
+	const wanted = new Set(
+		chosen === null ? pollable : (chosen ?? []).filter((type) => pollable.includes(type)),
+	);
+	if (wanted.size === 0) {
+		throw new NodeOperationError(context.getNode(), 'No event is selected', {
+			description: `In Events, ${CHOOSE_EVENT_TYPES}. The Polling Trigger can see: ${pollable.join(', ')}.`,
+		});
+	}
+	return wanted;
 }

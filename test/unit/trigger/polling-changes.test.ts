@@ -1,18 +1,17 @@
 import type { Asset, Invoice } from '../../../nodes/InvoicingAssets/transport/contract';
 import { readServiceTime } from '../../../nodes/InvoicingAssets/transport/responses';
+import { CHANGE_LISTED_WITHIN_MS as LISTED_WITHIN_MS } from '../../../nodes/InvoicingAssets/transport/contract';
 import {
 	digestOf,
-	type PolledRecord,
-} from '../../../nodes/InvoicingAssets/trigger/polling/changes';
-import {
 	FINAL_REMEMBERED_MS,
 	ISSUED_WITHIN_MS,
-	KindMemory,
-	LISTED_WITHIN_MS,
-	readStoredKind,
-	type OpenWindow,
-	type WindowPurpose,
-} from '../../../nodes/InvoicingAssets/trigger/polling/memory';
+	type PolledRecord,
+} from '../../../nodes/InvoicingAssets/trigger/polling/changes';
+import { KindMemory, readStoredKind } from '../../../nodes/InvoicingAssets/trigger/polling/memory';
+import type {
+	StoredWindow,
+	WindowPurpose,
+} from '../../../nodes/InvoicingAssets/trigger/polling/window';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 const DAY = 24 * 60 * 60_000;
@@ -45,7 +44,7 @@ function asset(id: number, updatedAt: number, site = 'Berlin HQ') {
 	} as PolledRecord;
 }
 
-function window(purpose: WindowPurpose, from: number, openedAt: number, to?: number): OpenWindow {
+function window(purpose: WindowPurpose, from: number, openedAt: number, to?: number): StoredWindow {
 	return {
 		purpose,
 		from,
@@ -63,6 +62,11 @@ function started(kind: 'invoice' | 'asset' = 'invoice') {
 	const memory = KindMemory.startingAt(T0, 0, kind);
 	memory.baseline = [];
 	return memory;
+}
+
+/** A record state read by a window whose latest page answered at `readAt`. */
+function accept(memory: KindMemory, polled: PolledRecord, read: StoredWindow, readAt: number) {
+	return memory.states.accept(polled, { ...read, readAt });
 }
 
 const ids = (events: Array<{ eventId: string }>) => events.map((event) => event.eventId);
@@ -83,38 +87,38 @@ describe('the Polling Trigger’s positions', () => {
 		const memory = started('asset');
 		const opened = T0 + 10 * 60_000;
 		const follow = window('follow', memory.cursor, opened);
-		for (let id = 0; id < 150; id++) memory.accept(asset(id, T0 + 60_000), follow, opened);
-		memory.accept(asset(999, T0 + 30_000), follow, opened);
+		for (let id = 0; id < 150; id++) accept(memory, asset(id, T0 + 60_000), follow, opened);
+		accept(memory, asset(999, T0 + 30_000), follow, opened);
 		memory.completed(follow);
-		expect(memory.countStates()).toBe(151);
+		expect(memory.states.count()).toBe(151);
 		memory.completed(window('settle', memory.settled, opened, T0 + 30_000));
 		expect(memory.settled).toBe(T0 + 30_000);
-		expect(memory.countStates()).toBe(151);
+		expect(memory.states.count()).toBe(151);
 		memory.completed(window('settle', memory.settled, opened, T0 + 60_000));
 		// A second of 150 changes (more than a page) is not read again.
 		expect(memory.settled).toBe(T0 + 61_000);
-		expect(memory.countStates()).toBe(0);
+		expect(memory.states.count()).toBe(0);
 	});
 
 	test('a change is its state: read again it is none, two states within one second are two, a state stamped before the last one is one, an older state listed again is none', () => {
 		const memory = started('asset');
 		const follow = window('follow', memory.settled, T0 + 5000);
-		expect(ids(memory.accept(asset(1, T0 + 2000), follow, T0 + 5000))).toHaveLength(1);
-		expect(memory.accept(asset(1, T0 + 2000), follow, T0 + 5000)).toEqual([]);
-		expect(memory.accept(asset(1, T0 + 2000, 'Munich DC-2'), follow, T0 + 5000)).toHaveLength(1);
-		expect(memory.accept(asset(1, T0 + 1000, 'Hamburg'), follow, T0 + 5000)).toHaveLength(1);
-		expect(memory.accept(asset(1, T0 + 2000), follow, T0 + 5000)).toEqual([]);
+		expect(ids(accept(memory, asset(1, T0 + 2000), follow, T0 + 5000))).toHaveLength(1);
+		expect(accept(memory, asset(1, T0 + 2000), follow, T0 + 5000)).toEqual([]);
+		expect(accept(memory, asset(1, T0 + 2000, 'Munich DC-2'), follow, T0 + 5000)).toHaveLength(1);
+		expect(accept(memory, asset(1, T0 + 1000, 'Hamburg'), follow, T0 + 5000)).toHaveLength(1);
+		expect(accept(memory, asset(1, T0 + 2000), follow, T0 + 5000)).toEqual([]);
 	});
 
 	test('a state stamped beyond the listing bound ahead is the same state once the service’s time reaches it; one no window can list again is forgotten a day after it was last listed', () => {
 		const memory = started('asset');
 		const ahead = T0 + 20 * 60_000;
-		expect(memory.accept(asset(1, ahead), window('follow', T0, T0), T0)).toHaveLength(1);
-		expect(memory.accept(asset(1, ahead), window('follow', T0, ahead), ahead)).toEqual([]);
+		expect(accept(memory, asset(1, ahead), window('follow', T0, T0), T0)).toHaveLength(1);
+		expect(accept(memory, asset(1, ahead), window('follow', T0, ahead), ahead)).toEqual([]);
 		const years = Date.UTC(2099, 0, 1);
-		expect(memory.accept(asset(2, years), window('follow', T0, T0), T0)).toHaveLength(1);
+		expect(accept(memory, asset(2, years), window('follow', T0, T0), T0)).toHaveLength(1);
 		memory.completed(window('follow', T0, T0 + DAY / 2));
-		expect(memory.accept(asset(2, years), window('follow', T0, T0 + DAY), T0 + DAY)).toEqual([]);
+		expect(accept(memory, asset(2, years), window('follow', T0, T0 + DAY), T0 + DAY)).toEqual([]);
 		memory.completed(window('follow', T0, T0 + 4 * DAY));
 		expect(JSON.stringify(memory.toJSON().seen)).not.toContain('AST-2 ');
 	});
@@ -129,7 +133,7 @@ describe('the Polling Trigger’s start', () => {
 			uncertainty: LISTED_WITHIN_MS,
 		};
 		const paid = invoice(1, T0 - DAY, T0 - 4 * 60_000, 'paid');
-		expect(ids(memory.accept(paid, follow, T0 + 60_000))).toEqual([
+		expect(ids(accept(memory, paid, follow, T0 + 60_000))).toEqual([
 			'invoice.issued:INV-1',
 			'invoice.paid:INV-1',
 		]);
@@ -140,31 +144,31 @@ describe('the Polling Trigger’s memory of issues and final states', () => {
 	test(`issued on first sighting within ${ISSUED_WITHIN_MS / DAY} days of its issueDate, once; never when listed before the start`, () => {
 		const memory = KindMemory.startingAt(T0, 0, 'invoice');
 		const baseline = window('issued', T0 - 4 * DAY, T0, T0);
-		expect(memory.accept(invoice(1, T0 - DAY), baseline, T0)).toEqual([]);
+		expect(accept(memory, invoice(1, T0 - DAY), baseline, T0)).toEqual([]);
 		// Stamped within the listing bound before the start: maybe listed only after it.
-		expect(memory.accept(invoice(4, T0 - DAY, T0 - 60_000), baseline, T0)).toEqual([]);
+		expect(accept(memory, invoice(4, T0 - DAY, T0 - 60_000), baseline, T0)).toEqual([]);
 		memory.baseline = [];
 		const follow = window('follow', memory.cursor, T0 + DAY);
-		expect(ids(memory.accept(invoice(1, T0 - DAY, T0 + 1000, 'paid'), follow, T0 + DAY))).toEqual([
+		expect(ids(accept(memory, invoice(1, T0 - DAY, T0 + 1000, 'paid'), follow, T0 + DAY))).toEqual([
 			'invoice.paid:INV-1',
 		]);
-		expect(ids(memory.accept(invoice(2, T0 - 2 * DAY, T0 + 1000), follow, T0 + DAY))).toEqual([
+		expect(ids(accept(memory, invoice(2, T0 - 2 * DAY, T0 + 1000), follow, T0 + DAY))).toEqual([
 			'invoice.issued:INV-2',
 		]);
-		expect(memory.accept(invoice(2, T0 - 2 * DAY, T0 + 2000, 'overdue'), follow, T0 + DAY)).toEqual(
-			[],
-		);
-		expect(memory.accept(invoice(3, T0 - 3 * DAY, T0 + 1000), follow, T0 + DAY)).toEqual([]);
+		expect(
+			accept(memory, invoice(2, T0 - 2 * DAY, T0 + 2000, 'overdue'), follow, T0 + DAY),
+		).toEqual([]);
+		expect(accept(memory, invoice(3, T0 - 3 * DAY, T0 + 1000), follow, T0 + DAY)).toEqual([]);
 		const settle = window('settle', memory.settled, T0 + DAY, T0);
-		expect(ids(memory.accept(invoice(4, T0 - DAY, T0 - 60_000, 'paid'), settle, T0 + DAY))).toEqual(
-			['invoice.issued:INV-4'],
-		);
+		expect(
+			ids(accept(memory, invoice(4, T0 - DAY, T0 - 60_000, 'paid'), settle, T0 + DAY)),
+		).toEqual(['invoice.issued:INV-4']);
 	});
 
 	test(`final states are remembered ${FINAL_REMEMBERED_MS / DAY} days, exactly; issues until they could no longer be reported`, () => {
 		const memory = started();
 		const follow = window('follow', memory.cursor, T0);
-		memory.accept(invoice(1, T0, T0 + 1000, 'paid'), follow, T0);
+		accept(memory, invoice(1, T0, T0 + 1000, 'paid'), follow, T0);
 		const stored = () => JSON.stringify([memory.toJSON().issued, memory.toJSON().final]);
 		const forgetAt = (now: number) => memory.completed(window('follow', memory.cursor, now));
 		expect(stored()).toContain('"INV-1"');
@@ -185,13 +189,13 @@ describe('the Polling Trigger’s memory of issues and final states', () => {
 			for (let day = 0; day < 30; day++) {
 				const now = T0 + day * DAY;
 				memory.completed(window('follow', memory.cursor, now));
-				memory.serviceTime = now;
+				memory.states.serviceTime = now;
 				for (let change = 0; change < perDay; change++) {
 					number += 1;
-					if (memory.reportIssue(`INV-${number}`, invoice(number, now).record as Invoice)) {
+					if (memory.states.reportIssue(`INV-${number}`, invoice(number, now).record as Invoice)) {
 						reported += 1;
 					}
-					if (memory.reportFinal('paid', `INV-${number}`)) reported += 1;
+					if (memory.states.reportFinal('paid', `INV-${number}`)) reported += 1;
 				}
 			}
 			expect(reported).toBe(2 * 30 * perDay);
@@ -230,6 +234,6 @@ describe('service times and digests', () => {
 			digestOf({ b: [1, { d: null, c: 2 }], a: 1 }),
 		);
 		expect(digestOf({ a: 1 })).not.toBe(digestOf({ a: 2 }));
-		expect(digestOf({ a: 1 })).toMatch(/^[0-9a-f]{16}$/);
+		expect(digestOf({ a: 1 })).toMatch(/^[0-9a-f]{8}$/);
 	});
 });

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
+	CHANGE_LISTED_WITHIN_MS,
 	toServiceTimestamp,
 	type Asset,
 	type EventType,
@@ -8,6 +9,7 @@ import {
 	type ServiceEvent,
 } from '../../transport/contract';
 import { readServiceTime } from '../../transport/responses';
+import type { StoredWindow } from './window';
 
 /**
  * What the Polling Trigger can tell apart from the records' current state. `asset.created` is
@@ -32,6 +34,15 @@ export function kindOf(eventType: string): RecordKind {
 export const SECOND_MS = 1000;
 export const DAY_MS = 24 * 60 * 60 * SECOND_MS;
 
+/** An invoice is reported as issued when first seen at most this long after its issueDate. */
+export const ISSUED_WITHIN_MS = 3 * DAY_MS;
+
+/** A final state reported (paid, cancelled, retired) is remembered this long: not reported again. */
+export const FINAL_REMEMBERED_MS = 30 * DAY_MS;
+
+/** A state whose stamp gives it no place in time is remembered this long after it was last listed. */
+export const UNPLACED_REMEMBERED_MS = DAY_MS;
+
 export type PolledRecord = { kind: 'invoice'; record: Invoice } | { kind: 'asset'; record: Asset };
 
 /** One item of the trigger: the webhook trigger's event shape, with the record in `data`. */
@@ -45,25 +56,219 @@ export interface ReportedBefore {
 	reportFinal(status: string, id: string): boolean;
 }
 
+/** The record states a kind keeps, as the static data stores them (each by the day it may go). */
+export interface StoredStates {
+	/** The record states read, by `updatedAt` as given: `ID digest` each. */
+	seen: Record<string, string[]>;
+	/** States read while their stamp gave them no place in time. */
+	unplaced: Record<string, string[]>;
+	/** Invoices reported (or listed before the start) as issued. */
+	issued: Record<string, string[]>;
+	/** Final states reported (`paid INV-1`). */
+	final: Record<string, string[]>;
+}
+
+/** Keys that expire, stored by the day (epoch days) they may be forgotten: compact and exact. */
+class ExpiringSet {
+	private readonly expiry = new Map<string, number>();
+
+	constructor(stored: Record<string, string[]>, migrate = (key: string) => key) {
+		for (const [day, keys] of Object.entries(stored)) {
+			for (const key of keys) this.expiry.set(migrate(key), Number(day));
+		}
+	}
+
+	has(key: string): boolean {
+		return this.expiry.has(key);
+	}
+
+	add(key: string, until: number) {
+		this.expiry.set(key, Math.max(this.expiry.get(key) ?? 0, Math.ceil(until / DAY_MS)));
+	}
+
+	forgetBefore(now: number): void {
+		const today = Math.floor(now / DAY_MS);
+		for (const [key, day] of this.expiry) if (day < today) this.expiry.delete(key);
+	}
+
+	toJSON(): Record<string, string[]> {
+		const byDay: Record<string, string[]> = {};
+		for (const [key, day] of this.expiry) (byDay[day] ??= []).push(key);
+		return byDay;
+	}
+}
+
+/**
+ * The record states one kind has read, and what it reported of issues and final states. A
+ * change is a record's state: `accept` reports a state not read before, whatever its stamp says
+ * ([invariant 3](../../../../docs/choosing-a-trigger.md#how-the-polling-trigger-loses-nothing-and-repeats-nothing)).
+ */
+export class RecordStates implements ReportedBefore {
+	/** `ID digest` → the state's `updatedAt` as given, and the moment it means. */
+	private readonly seen = new Map<string, { updatedAt: string; stamp: number | undefined }>();
+
+	private readonly unplaced: ExpiringSet;
+
+	private readonly issued: ExpiringSet;
+
+	private readonly final: ExpiringSet;
+
+	/** The service's time of the page being read (epoch ms): what issues and final states are timed by. */
+	serviceTime = 0;
+
+	constructor(
+		/** Service time the trigger started at: changes stamped before it are not reported. */
+		private readonly start: number,
+		stored: StoredStates,
+	) {
+		for (const [updatedAt, keys] of Object.entries(stored.seen)) {
+			const stamp = readServiceTime(updatedAt);
+			for (const key of keys) this.seen.set(shortDigestKey(key), { updatedAt, stamp });
+		}
+		this.unplaced = new ExpiringSet(stored.unplaced, shortDigestKey);
+		this.issued = new ExpiringSet(stored.issued);
+		this.final = new ExpiringSet(stored.final);
+	}
+
+	/** How many record states are kept (stamped within [from, to] when given). */
+	count(from = Number.NEGATIVE_INFINITY, to = Number.POSITIVE_INFINITY): number {
+		if (from === Number.NEGATIVE_INFINITY && to === Number.POSITIVE_INFINITY) return this.seen.size;
+		let count = 0;
+		for (const { stamp } of this.seen.values()) {
+			if (stamp !== undefined && stamp >= from && stamp <= to) count += 1;
+		}
+		return count;
+	}
+
+	/**
+	 * A record state a window read: its events when no state of the same content was read before;
+	 * the baseline's reads report nothing.
+	 */
+	accept(polled: PolledRecord, window: StoredWindow): PolledEvent[] {
+		const now = window.readAt;
+		this.serviceTime = now;
+		const id = recordId(polled);
+		if (id === undefined) return [];
+		const { record } = polled;
+		const stamp = readServiceTime(record.updatedAt);
+		const inTime =
+			stamp !== undefined && stamp <= now + window.uncertainty + CHANGE_LISTED_WITHIN_MS;
+		const issue = polled.kind === 'invoice' ? issueOf(polled.record) : undefined;
+		if (window.purpose === 'issued') {
+			// Only an invoice whose state is older than the listing bound was surely listed before the start.
+			const listedBefore =
+				inTime && stamp < this.start - CHANGE_LISTED_WITHIN_MS - window.uncertainty;
+			if (listedBefore && issue) this.remembersIssue(id, issue);
+			return [];
+		}
+		// Outside the window: a service that ignores the filter; the record's own window reads it.
+		if (inTime && (stamp < window.from || stamp >= (window.to ?? stamp) + SECOND_MS)) return [];
+		// Listed at the start: its invoice is not reported as issued; a state of the start's second
+		// is remembered (the follow read that starts there reports what it has not read).
+		if (window.purpose === 'recent') {
+			if (issue) this.remembersIssue(id, issue);
+			if (inTime && stamp < this.start) return [];
+		}
+		const digest = digestOf(record);
+		const key = `${id} ${digest}`;
+		if (!inTime) this.unplaced.add(key, now + UNPLACED_REMEMBERED_MS);
+		if (this.seen.has(key)) return [];
+		this.seen.set(key, { updatedAt: String(record.updatedAt), stamp });
+		if (window.purpose === 'recent') return [];
+		const events = eventsOf(polled, id, digest, this, issue);
+		// Stamped before the start: a change from before it, unless the record was issued or changed
+		// after it (its writer's clock is behind).
+		if (!inTime || stamp >= this.start || this.changedSinceStart(id, issue)) return events;
+		return events.filter(({ eventType }) => eventType === 'invoice.issued');
+	}
+
+	private changedSinceStart(id: string, issue: IssueMoments | undefined): boolean {
+		if ((issue?.latest ?? 0) >= this.start) return true;
+		for (const [key, { stamp }] of this.seen) {
+			if (key.startsWith(`${id} `) && stamp !== undefined && stamp >= this.start) return true;
+		}
+		return false;
+	}
+
+	reportIssue(invoiceNumber: string, invoice: Invoice): boolean {
+		return this.remembersIssue(invoiceNumber, issueOf(invoice));
+	}
+
+	/** Whether an invoice is newly issued (and remembers it). */
+	private remembersIssue(invoiceNumber: string, { latest }: IssueMoments): boolean {
+		if (this.issued.has(invoiceNumber)) return false;
+		if (latest !== undefined && latest + ISSUED_WITHIN_MS < this.serviceTime) return false;
+		// An issueDate that cannot be read: reported once, and remembered as long as final states.
+		const until =
+			latest === undefined ? this.serviceTime + FINAL_REMEMBERED_MS : latest + ISSUED_WITHIN_MS;
+		this.issued.add(invoiceNumber, until);
+		return true;
+	}
+
+	reportFinal(status: string, id: string): boolean {
+		const key = `${status} ${id}`;
+		if (this.final.has(key)) return false;
+		this.final.add(key, this.serviceTime + FINAL_REMEMBERED_MS);
+		return true;
+	}
+
+	/**
+	 * Forgets what no window can list any more: states stamped before `settled` (or more than a
+	 * day ahead of `now`) that are not remembered as unplaced, and expired issues and final states.
+	 */
+	forget(settled: number, now: number) {
+		for (const memory of [this.issued, this.final, this.unplaced]) memory.forgetBefore(now);
+		for (const [key, { stamp }] of this.seen) {
+			const listable =
+				stamp !== undefined && stamp >= settled && stamp <= now + UNPLACED_REMEMBERED_MS;
+			if (!listable && !this.unplaced.has(key)) this.seen.delete(key);
+		}
+	}
+
+	toJSON(): StoredStates {
+		const seen: StoredStates['seen'] = {};
+		for (const [key, { updatedAt }] of this.seen) (seen[updatedAt] ??= []).push(key);
+		return {
+			seen,
+			unplaced: this.unplaced.toJSON(),
+			issued: this.issued.toJSON(),
+			final: this.final.toJSON(),
+		};
+	}
+}
+
 export function recordId(polled: PolledRecord): string | undefined {
 	const id = polled.kind === 'invoice' ? polled.record.invoiceNumber : polled.record.assetId;
 	return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
+/** When an invoice was issued: its issueDate's moment, and the latest it can mean (a date alone: its whole day). */
+interface IssueMoments {
+	issuedAt: number | undefined;
+	latest: number | undefined;
+}
+
+function issueOf(invoice: Invoice): IssueMoments {
+	const issuedAt = readServiceTime(invoice.issueDate);
+	const dateOnly =
+		typeof invoice.issueDate === 'string' && /^\s*\d{4}-\d{2}-\d{2}\s*$/.test(invoice.issueDate);
+	return {
+		issuedAt,
+		latest: issuedAt !== undefined && dateOnly ? issuedAt + DAY_MS - 1 : issuedAt,
+	};
+}
+
 /**
- * The events one newly read state of a record stands for:
- * - an invoice to be reported as issued (see ReportedBefore): invoice.issued, whatever its status
- *   now, so an invoice issued and paid between two polls gives both events;
- * - an invoice now paid or cancelled, the first time: invoice.paid or invoice.cancelled;
- * - an asset now retired, the first time: asset.retired; any other state of an asset (a retired
- *   asset edited again included): asset.updated.
- * Event IDs are deterministic (docs/choosing-a-trigger.md lists them).
+ * The events one newly read state of a record stands for
+ * ([what polling can see](../../../../docs/choosing-a-trigger.md#what-polling-can-and-cannot-see));
+ * event IDs are deterministic.
  */
 export function eventsOf(
 	polled: PolledRecord,
 	id: string,
 	digest: string,
 	before: ReportedBefore,
+	issue = polled.kind === 'invoice' ? issueOf(polled.record) : undefined,
 ): PolledEvent[] {
 	const data = polled.record as unknown as IDataObject;
 	const updatedAt = String(polled.record.updatedAt);
@@ -73,12 +278,12 @@ export function eventsOf(
 		if (polled.record.status === 'retired' && before.reportFinal('retired', id)) {
 			return [event('asset.retired', `asset.retired:${id}`)];
 		}
-		return [event('asset.updated', `asset.updated:${id}:${updatedAt}:${digest.slice(0, 8)}`)];
+		return [event('asset.updated', `asset.updated:${id}:${updatedAt}:${digest}`)];
 	}
 	const invoice = polled.record;
 	const events: PolledEvent[] = [];
 	if (before.reportIssue(id, invoice)) {
-		const issuedAt = readServiceTime(invoice.issueDate);
+		const issuedAt = issue?.issuedAt;
 		const occurredAt = issuedAt === undefined ? updatedAt : toServiceTimestamp(new Date(issuedAt));
 		events.push(event('invoice.issued', `invoice.issued:${id}`, occurredAt));
 	}
@@ -88,14 +293,6 @@ export function eventsOf(
 		}
 	}
 	return events;
-}
-
-/** The latest moment an invoice's issueDate can mean: the end of its day when it is a date alone. */
-export function latestIssueMoment(invoice: Invoice): number | undefined {
-	const time = readServiceTime(invoice.issueDate);
-	const dateOnly =
-		typeof invoice.issueDate === 'string' && /^\s*\d{4}-\d{2}-\d{2}\s*$/.test(invoice.issueDate);
-	return time !== undefined && dateOnly ? time + DAY_MS - 1 : time;
 }
 
 /** The order events are reported in: by the time they occurred (unreadable last); a stable sort keeps ties in reading order. */
@@ -109,8 +306,8 @@ export function floorSecond(ms: number): number {
 }
 
 /**
- * A digest of a record's state: 64 bits of FNV-1a over its JSON with the keys sorted, as 16 hex
- * digits. The same state gives the same digest in every n8n process.
+ * A digest of a record's state: 32 bits of a 64-bit FNV-1a over its JSON with the keys sorted, as
+ * 8 hex digits, the same in every n8n process. Within one record's states a clash is negligible.
  */
 export function digestOf(record: unknown): string {
 	const text = canonicalJson(record);
@@ -121,7 +318,12 @@ export function digestOf(record: unknown): string {
 		low = Math.imul(low ^ code, 0x01000193) >>> 0;
 		high = Math.imul(high ^ code ^ (low >>> 7), 0x01000193) >>> 0;
 	}
-	return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
+	return high.toString(16).padStart(8, '0');
+}
+
+/** A stored `ID digest` key of the 12-digit digests kept before version 0.2, as kept now. */
+function shortDigestKey(key: string): string {
+	return /^.* [0-9a-f]{12}$/.test(key) ? key.slice(0, -4) : key;
 }
 
 function canonicalJson(value: unknown): string {

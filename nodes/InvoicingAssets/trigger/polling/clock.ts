@@ -1,0 +1,66 @@
+import { CHANGE_LISTED_WITHIN_MS, FIRST_PAGE } from '../../transport/contract';
+import { floorSecond, SECOND_MS, type RecordKind } from './changes';
+import type { PollSeam } from './window';
+
+/** The time a poll may still spend, and what it learnt of the service's clock and pace. */
+export class PollClock {
+	/** How long a round of page requests took lately; undefined before an answer. */
+	roundMs: number | undefined;
+
+	constructor(
+		/** n8n's clock. */
+		readonly now: () => number,
+		/** n8n's time by which the reads should end. */
+		public deadline: number,
+		/** The service's time less n8n's (ms), from the latest answer with a Date header. */
+		public offset?: number,
+	) {}
+
+	/** The service's time now, and how far it may be off (the listing bound without a Date header). */
+	serviceNow(): { now: number; uncertainty: number } {
+		return this.offset === undefined
+			? { now: this.now(), uncertainty: CHANGE_LISTED_WITHIN_MS }
+			: { now: this.now() + this.offset, uncertainty: 0 };
+	}
+
+	/** Asks for one record to learn the service's time, unless an answer of this poll told it. */
+	async learnServiceTime(seam: PollSeam, kind: RecordKind) {
+		if (this.roundMs !== undefined) return;
+		const started = this.now();
+		const request = { kind, query: {}, page: FIRST_PAGE, pageSize: 1, deadline: this.deadline };
+		const page = await seam.readPage(request);
+		this.measured(this.now() - started);
+		this.answered(page.answeredAt);
+	}
+
+	/** An answer's Date header tells the service's time: every later plan goes by it. */
+	answered(answeredAt: number | undefined) {
+		if (answeredAt !== undefined) this.offset = answeredAt - this.now();
+	}
+
+	/** How many more rounds of page requests fit before the deadline. */
+	roundsLeft(): number {
+		const left = this.deadline - this.now();
+		// Before anything was measured in this poll, one round: it tells how long rounds take.
+		if (this.roundMs === undefined) return left > 0 ? 1 : 0;
+		return Math.floor(left / Math.max(1, this.roundMs));
+	}
+
+	/** A round took `ms`: rounds are planned by the slower of the last one and the average. */
+	measured(ms: number) {
+		this.roundMs = this.roundMs === undefined ? ms : Math.max(ms, (this.roundMs + ms) / 2);
+	}
+}
+
+/**
+ * The second before which every change is listed, by the service's time `at` known to within
+ * `uncertainty` (the contract's listing bound: docs/service-contract.md).
+ */
+export function settledBy(at: number, uncertainty: number): number {
+	return floorSecond(at - CHANGE_LISTED_WITHIN_MS - uncertainty);
+}
+
+/** The last second a settle window may end at: updatedTo is inclusive, and a stamp with fractions of its second lies after it. */
+export function lastSettleSecond(at: number, uncertainty: number): number {
+	return settledBy(at, uncertainty) - SECOND_MS;
+}
