@@ -146,7 +146,7 @@ export class SimulatorControlClient {
 		});
 	}
 
-	/** The order and counting of the invoice and asset lists (within the contract). */
+	/** The lists' order and counting, and the subscription list's form (within the contract). */
 	setListShape(shape: Partial<ListShape>): Promise<void> {
 		return this.call('POST', '/control/lists', shape);
 	}

@@ -26,7 +26,8 @@
  *   POST   /control/assets/:id/update         { changes?, waitForDelivery? } -> { asset, event }
  *   POST   /control/assets/:id/retire         { waitForDelivery? } -> { asset, event }
  *   POST   /control/invoices/:number/restamp  { updatedAt, deviation? } -> { invoice } (also assets)
- *   POST   /control/lists                     Partial<ListShape> (order, totalItems) -> 204
+ *   POST   /control/lists                     Partial<ListShape> (order, totalItems,
+ *                                               subscriptionList) -> 204
  *   GET    /control/deliveries?eventId=&subscriptionId=   { inFlight, options, entries }
  *   DELETE /control/deliveries                clear the attempts log -> 204
  *   POST   /control/deliveries/options        Partial<DeliveryOptions> -> DeliveryOptions
@@ -46,6 +47,7 @@ import type { Simulator } from './index';
 import {
 	ENVIRONMENTS,
 	ROUTES,
+	SUBSCRIPTION_LIST_FORMS,
 	type ClientRegistrationJson,
 	type ClockState,
 	type EmittedEvent,
@@ -352,6 +354,13 @@ function readListShape(body: Record<string, unknown>): Partial<ListShape> {
 			throw new Error("totalItems must be 'counted' or 'null'.");
 		}
 		shape.totalItems = body.totalItems;
+	}
+	if (body.subscriptionList !== undefined) {
+		const form = SUBSCRIPTION_LIST_FORMS.find((entry) => entry === body.subscriptionList);
+		if (form === undefined) {
+			throw new Error(`subscriptionList must be '${SUBSCRIPTION_LIST_FORMS.join("' or '")}'.`);
+		}
+		shape.subscriptionList = form;
 	}
 	return shape;
 }

@@ -100,7 +100,11 @@ export {
 } from './data';
 
 /** How the lists answer unless a test says otherwise. */
-const CONTRACT_LIST_SHAPE: ListShape = { order: 'id', totalItems: 'counted' };
+const CONTRACT_LIST_SHAPE: ListShape = {
+	order: 'id',
+	totalItems: 'counted',
+	subscriptionList: 'bare array',
+};
 
 /** Env var naming a folder with ca.pem and ca.key; see test/tools/with-test-ca.ts. */
 export const CA_DIR_ENV = 'INVOICING_SIM_CA_DIR';
@@ -244,8 +248,9 @@ export interface Simulator {
 	 */
 	setListPagingDeviation(deviation: ListPagingDeviation | undefined): void;
 	/**
-	 * The order and counting of the invoice and asset lists, within the contract (which assumes no
-	 * order and allows a null `totalItems`); what is not given is the default: by id, counted.
+	 * How the lists answer, within the contract (which assumes no order, allows a null
+	 * `totalItems`, and a subscription list in either form); what is not given is the default:
+	 * by id, counted, the subscription list a bare array.
 	 */
 	setListShape(shape: Partial<ListShape>): void;
 	/**

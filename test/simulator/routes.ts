@@ -19,7 +19,9 @@
  *   segments is an unknown route (404, logged as 'unknown'). Query filters that are empty are
  *   ignored, unknown query arguments too; a repeated argument is a 400.
  * - Lists default to page 1 and pageSize 20. A page past the end has no items.
- * - The subscription list is a bare array of the caller's subscriptions, as the contract assumes.
+ * - The subscription list holds the caller's subscriptions, in creation order: a bare array of
+ *   them all (page arguments ignored), or under the list shape `subscriptionList: 'page envelope'`
+ *   the page envelope like the other lists; the contract allows either.
  * - issuedFrom and issuedTo are inclusive bounds on issueDate; issuedFrom after issuedTo is a 400.
  *   updatedFrom and updatedTo (invoices and assets) are inclusive bounds on updatedAt, likewise.
  * - Every answer carries the simulated time in its `Date` header, as a service's answers carry
@@ -107,7 +109,7 @@ export interface RouteContext {
 	createCommitDelayMs: () => number | undefined;
 	/** When set, the invoice and asset lists page differently from the contract (a test switch). */
 	listPagingDeviation: () => ListPagingDeviation | undefined;
-	/** The order and counting of the invoice and asset lists (test switches within the contract). */
+	/** The lists' order, counting and the subscription list's form (test switches within the contract). */
 	listShape: () => ListShape;
 	/** The production service URL, for Location headers. */
 	serviceUrl: () => string;
@@ -525,7 +527,7 @@ function handleService(
 		case 'subscriptions.create':
 			return createSubscription(ctx, req, body, clientId);
 		case 'subscriptions.list':
-			return { status: 200, body: ctx.subscriptions.list(clientId) };
+			return listSubscriptions(ctx, search, clientId);
 		case 'subscriptions.delete':
 			return ctx.subscriptions.delete(params.id, clientId)
 				? { status: 204 }
@@ -622,6 +624,26 @@ function deviatingList(
 		},
 		deviation: `list-ignores-page-total-${deviation.totalItems}`,
 	};
+}
+
+/**
+ * The caller's subscriptions in the list shape's form: a bare array of them all (`page` and
+ * `pageSize` ignored), or the page envelope, paged and counted like the other lists.
+ */
+function listSubscriptions(
+	ctx: RouteContext,
+	search: URLSearchParams,
+	clientId: string,
+): SimResponse {
+	const subscriptions = ctx.subscriptions.list(clientId);
+	const shape = ctx.listShape();
+	if (shape.subscriptionList === 'bare array') return { status: 200, body: subscriptions };
+	const query = readListQuery(search, []);
+	if ('status' in query) return query;
+	const { page, pageSize } = query;
+	const items = subscriptions.slice((page - FIRST_PAGE) * pageSize, page * pageSize);
+	const totalItems = shape.totalItems === 'counted' ? subscriptions.length : null;
+	return { status: 200, body: { items, page, pageSize, totalItems } };
 }
 
 function createSubscription(

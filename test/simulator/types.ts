@@ -108,14 +108,19 @@ export type ListPagingDeviation =
 export type ListOrder = 'id' | 'updatedAt' | 'updatedAt-desc';
 
 /**
- * How the invoice and asset lists answer, within the contract (test switches): the order of their
- * records (none is part of the contract; by id unless set), and whether `totalItems` is counted
- * or `null` (a service that does not count).
+ * How the lists answer, within the contract (test switches): the order of the invoice and asset
+ * lists (none is part of the contract; by id unless set); whether `totalItems` is counted or
+ * `null` (a service that does not count); and the subscription list's form, of the two the
+ * contract allows: a bare array (the default) or the page envelope, paged like the other lists.
  */
 export interface ListShape {
 	order: ListOrder;
 	totalItems: 'counted' | 'null';
+	subscriptionList: SubscriptionListForm;
 }
+
+export const SUBSCRIPTION_LIST_FORMS = ['bare array', 'page envelope'] as const;
+export type SubscriptionListForm = (typeof SUBSCRIPTION_LIST_FORMS)[number];
 
 /* -------------------------------------------------------------- request log */
 

@@ -70,6 +70,52 @@ export function requireWholeCharacters(
 	return text;
 }
 
+/** A control character: C0 (U+0000 to U+001F), DEL (U+007F) or C1 (U+0080 to U+009F). */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+const CONTROL_CHARACTER_NAMES: Readonly<Record<string, string>> = {
+	'\n': 'a line break',
+	'\r': 'a carriage return',
+	'\t': 'a tab',
+};
+
+/** U+000A for a line break: how a character is named in a message. */
+function codePointOf(character: string): string {
+	return `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/**
+ * No identifier holds a control character: in a value from an expression it means a broken
+ * expression, so it is refused rather than sent percent-encoded (docs/troubleshooting.md).
+ */
+function requireNoControlCharacters(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	text: string,
+	displayName: string,
+): string {
+	const characters = Array.from(text);
+	const at = characters.findIndex((character) => CONTROL_CHARACTER.test(character));
+	if (at < 0) return text;
+	const control = characters[at];
+	const name = CONTROL_CHARACTER_NAMES[control];
+	// Up to 60 characters around it, each control character written as \uXXXX.
+	const from = Math.max(0, at - 30);
+	const excerpt = characters
+		.slice(from, from + 60)
+		.map((character) =>
+			CONTROL_CHARACTER.test(character) ? `\\u${codePointOf(character).slice(2)}` : character,
+		)
+		.join('');
+	const shown = `${from > 0 ? '…' : ''}${excerpt}${from + 60 < characters.length ? '…' : ''}`;
+	throw invalidInput(
+		context,
+		itemIndex,
+		`The ${displayName} contains a control character`,
+		`It holds ${codePointOf(control)}${name ? ` (${name})` : ''} at character ${at + 1} of "${shown}", and no ${displayName} has one. In a value from an expression this usually means a broken expression, e.g. one that joins several fields or lines, or reads the wrong field: check the expression, or remove the character.`,
+	);
+}
+
 /** An optional text filter: trimmed when given, undefined when unset or blank. */
 export function optionalText(
 	context: IExecuteFunctions,
@@ -81,7 +127,7 @@ export function optionalText(
 	return requireWholeCharacters(context, itemIndex, String(value).trim(), displayName);
 }
 
-/** The identifier of one record (trimmed, not empty), sent as one URL path segment. */
+/** The identifier of one record (trimmed, not empty, no control character), sent as one URL path segment. */
 export function requireIdentifier(
 	context: IExecuteFunctions,
 	itemIndex: number,
@@ -89,10 +135,15 @@ export function requireIdentifier(
 	displayName: string,
 	example: string,
 ): string {
-	const text = requireWholeCharacters(
+	const text = requireNoControlCharacters(
 		context,
 		itemIndex,
-		requireText(context, itemIndex, value, displayName, example),
+		requireWholeCharacters(
+			context,
+			itemIndex,
+			requireText(context, itemIndex, value, displayName, example),
+			displayName,
+		),
 		displayName,
 	);
 	if (!fitsOnePathSegment(text)) {

@@ -199,6 +199,7 @@ export const pageQuery = (page: number, pageSize: number) => ({ page, pageSize }
 export const LIST_RECORD_KEYS: Readonly<Record<string, string>> = {
 	[paths.invoices]: 'invoiceNumber',
 	[paths.assets]: 'assetId',
+	[paths.subscriptions]: 'id',
 };
 
 /* ------------------------------------------------------------------ subscriptions */
@@ -233,6 +234,14 @@ export interface Subscription {
 	description: string | null;
 	createdAt: string;
 }
+
+/**
+ * assumed: the list call answers in either form; the answer to page 1 (asked for with `pageSize`)
+ * decides which. A JSON array is every subscription, whatever its length: nothing more is asked
+ * for. An object with an `items` array is page 1 of the envelope, read on like the other lists.
+ * Anything else, or an array after page 1, is no list: an error, never an empty one.
+ */
+export type SubscriptionList = Subscription[] | Page<Subscription>;
 
 /**
  * assumed: the delete call answers 404 with this code for a subscription the service does not

@@ -10,7 +10,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { JSON_MEDIA_TYPE, paths, type Subscription } from './contract';
 import { toNodeApiError } from './errors';
-import { readRecord, readSubscriptionList } from './responses';
+import { readAllPages, type ListForm } from './pageReader';
+import { readRecord, readSubscriptionListPage } from './responses';
 import { sendWithRetries } from './retry';
 import { AuthenticatedSender, type ServiceContext } from './tokenRenewal';
 
@@ -30,6 +31,15 @@ export interface ServiceRequest {
 	 */
 	deadline?: number;
 }
+
+const SUBSCRIPTION_LIST: ListForm<Subscription> = {
+	readPage: readSubscriptionListPage,
+	unreadable: {
+		message: 'The service’s subscription list has a form the node cannot read; please report this',
+		description: (page) =>
+			`Expected a JSON array of subscriptions, or pages of the form {"items": [...], "page", "pageSize", "totalItems"}, each subscription with an "id"; the answer for page ${page} is neither. Rather than take an unreadable list for an empty one (for a trigger: and subscribe twice), the node stops. The package’s assumptions about the service are listed in docs/service-contract.md in its repository.`,
+	},
+};
 
 /** One client per node run: it reads the credential once and shares one token. */
 export class ServiceClient {
@@ -62,22 +72,14 @@ export class ServiceClient {
 	}
 
 	/**
-	 * Every subscription of the API key. An answer that cannot be read is an error, never an empty
-	 * list: taken for one, the trigger would subscribe a second time.
+	 * Every subscription of the API key (or its first `limit`), in either form of SubscriptionList
+	 * (contract.ts). An answer that cannot be read is an error, never an empty list: taken for
+	 * one, the trigger would subscribe a second time.
 	 */
-	async listSubscriptions(itemIndex?: number): Promise<Subscription[]> {
-		const body = await this.request({ method: 'GET', path: paths.subscriptions, itemIndex });
-		const subscriptions = readSubscriptionList(body);
-		if (subscriptions !== undefined) return subscriptions;
-		throw new NodeOperationError(
-			this.context.getNode(),
-			'The service’s subscription list has a form the node cannot read; please report this',
-			{
-				description:
-					'Expected a JSON array of subscriptions, each with an "id". Rather than take an unreadable list for an empty one (for a trigger: and subscribe twice), the node stops. The package’s assumptions about the service are listed in docs/service-contract.md in its repository.',
-				itemIndex,
-			},
-		);
+	async listSubscriptions(
+		read: { itemIndex?: number; limit?: number } = {},
+	): Promise<Subscription[]> {
+		return await readAllPages(this, { path: paths.subscriptions, ...read }, SUBSCRIPTION_LIST);
 	}
 
 	async requestFull(request: ServiceRequest): Promise<IN8nHttpFullResponse> {

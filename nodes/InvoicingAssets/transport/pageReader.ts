@@ -52,6 +52,28 @@ export interface ListPage<T> {
 }
 
 /**
+ * How the answers of a list are read: the contract's page envelope, unless the list answers
+ * otherwise (the subscription list: SubscriptionList in contract.ts).
+ */
+export interface ListForm<T> {
+	/** The answer to the request for `page`, as a page; undefined when it is none. */
+	readPage: (body: unknown, page: number) => Page<T> | undefined;
+	/** The error of an answer that is no page: its message, and its description for `page`. */
+	unreadable: { message: string; description: (page: number) => string };
+}
+
+function envelope<T>(): ListForm<T> {
+	return {
+		readPage: (body) => readPage<T>(body),
+		unreadable: {
+			message: 'The service answered a list request with an unexpected shape',
+			description: (page) =>
+				`Page ${page} is not a page of records: expected an object with an "items" array. The Data Service’s list format may have changed; please report this.`,
+		},
+	};
+}
+
+/**
  * A list the node cannot read whole by the contract: the service pages it differently (it
  * ignores `page` or `pageSize`, or answers what is not a page), so reading on would never end or
  * repeat records.
@@ -65,8 +87,8 @@ export class ListReadError extends NodeOperationError {}
 export class PagesDoNotAddUpError extends ListReadError {}
 
 /**
- * Reads a list page by page: the one page loop of the package (Get Many, list search, the
- * Polling Trigger). Consume it with `for await`; the caller may stop between pages.
+ * Reads a list page by page: the one page loop of the package (Get Many, the subscription list,
+ * list search, the Polling Trigger). Consume it with `for await`; the caller may stop between pages.
  *
  * - **Pages**: full pages of MAX_PAGE_SIZE (a Limit below it asks for just that many), cut to
  *   the Limit. Each record is given once, in page order; a record a shifted list gives again is
@@ -83,6 +105,7 @@ export class PagesDoNotAddUpError extends ListReadError {}
 export async function* readPages<T>(
 	client: ListClient,
 	read: ListRead,
+	form: ListForm<T> = envelope<T>(),
 ): AsyncGenerator<ListPage<T>, void, undefined> {
 	const wanted = read.limit ?? Number.POSITIVE_INFINITY;
 	if (wanted <= 0) return;
@@ -137,16 +160,12 @@ export async function* readPages<T>(
 	// no more than the pages already on their way.
 	const arrived = new Set<string>();
 	const readArrivedPage = (page: number, body: unknown): Page<T> => {
-		const list = readPage<T>(body);
+		const list = form.readPage(body, page);
 		if (!list) {
-			throw new ListReadError(
-				node,
-				'The service answered a list request with an unexpected shape',
-				{
-					description: `Page ${page} is not a page of records: expected an object with an "items" array. The Data Service’s list format may have changed; please report this.`,
-					itemIndex,
-				},
-			);
+			throw new ListReadError(node, form.unreadable.message, {
+				description: form.unreadable.description(page),
+				itemIndex,
+			});
 		}
 		const keys = list.items.map((record) => listRecordKey(read.path, record));
 		const unseen = keys.filter((key) => !arrived.has(key));
@@ -252,8 +271,12 @@ export async function* readPages<T>(
 }
 
 /** Every record of a list, or its first `limit` (Get Many). */
-export async function readAllPages<T>(client: ServiceClient, read: ListRead): Promise<T[]> {
+export async function readAllPages<T>(
+	client: ServiceClient,
+	read: ListRead,
+	form: ListForm<T> = envelope<T>(),
+): Promise<T[]> {
 	const records: T[] = [];
-	for await (const page of readPages<T>(client, read)) records.push(...page.records);
+	for await (const page of readPages<T>(client, read, form)) records.push(...page.records);
 	return records;
 }

@@ -5,6 +5,7 @@
  * guess) for what it cannot read.
  */
 import {
+	FIRST_PAGE,
 	LIST_RECORD_KEYS,
 	SUBSCRIPTION_ID_PATTERN,
 	type IdentityError,
@@ -13,6 +14,7 @@ import {
 	type ServiceError,
 	type ServiceEvent,
 	type Subscription,
+	type SubscriptionList,
 } from './contract';
 
 /* ------------------------------------------------------------------ identity service */
@@ -128,14 +130,24 @@ export function isSubscriptionId(value: unknown): value is string {
 }
 
 /**
- * assumed: the list call answers a bare array of every subscription of the API key. undefined
- * when it does not, or an entry has no string `id`: an unreadable list is never an empty one.
+ * The answer to `page` of the subscription list, by the rule of SubscriptionList: a bare array
+ * (page 1 only) as one page that holds the whole list, or a page of the envelope. undefined for
+ * anything else, or when an entry has no string `id`: an unreadable list is never an empty one.
  */
-export function readSubscriptionList(body: unknown): Subscription[] | undefined {
+export function readSubscriptionListPage(
+	body: unknown,
+	page: number,
+): Page<Subscription> | undefined {
 	const parsed = parseJsonIfText(body);
-	if (!Array.isArray(parsed)) return undefined;
-	const readable = parsed.every((entry) => isObject(entry) && isNonEmptyString(entry.id));
-	return readable ? (parsed as Subscription[]) : undefined;
+	if (Array.isArray(parsed) && page !== FIRST_PAGE) return undefined;
+	const list: SubscriptionList | undefined = Array.isArray(parsed)
+		? (parsed as Subscription[])
+		: readPage<Subscription>(parsed);
+	if (list === undefined) return undefined;
+	const entries: unknown[] = Array.isArray(list) ? list : list.items;
+	if (!entries.every((entry) => isObject(entry) && isNonEmptyString(entry.id))) return undefined;
+	if (!Array.isArray(list)) return list;
+	return { items: list, page, pageSize: list.length, totalItems: list.length };
 }
 
 /* ------------------------------------------------------------------------- events */

@@ -181,8 +181,8 @@ function sameAddress(notificationUrl: unknown, webhookUrl: string | undefined): 
 
 /**
  * The create failed, or answered without a readable ID: the service may have made the subscription
- * all the same. Only this call knows the new key, so a listed subscription carrying it is adopted;
- * otherwise the create's failure is thrown, and n8n tries again.
+ * all the same. Only this call knows the new key, so a subscription carrying it, on any page of
+ * the list, is adopted; otherwise the create's failure is thrown, and n8n tries again.
  */
 async function adoptLostCreate(
 	context: IHookFunctions,

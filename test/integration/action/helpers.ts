@@ -28,6 +28,7 @@ export function useTestbed(options: Parameters<typeof startTestbed>[0] = {}) {
 	});
 	beforeEach(() => {
 		holder.testbed.sim.faults.clear();
+		holder.testbed.sim.setListShape({});
 		holder.testbed.sim.log.reset();
 	});
 	return holder;
@@ -61,7 +62,7 @@ export function jsonOf(run: NodeRun): Json[] {
 /** The page and page size of each list request, in page order (pages may be fetched in parallel). */
 export function pageRequests(
 	testbed: Testbed,
-	route: 'invoices.list' | 'assets.list' = 'invoices.list',
+	route: 'invoices.list' | 'assets.list' | 'subscriptions.list' = 'invoices.list',
 ): Array<{ page: number; pageSize: number }> {
 	return testbed.sim.log
 		.entries({ route })

@@ -7,6 +7,7 @@ import { shortenRequestTimeouts } from '../../harness/request-timeouts';
 import {
 	expectNoSecrets,
 	jsonOf,
+	pageRequests,
 	pairedIndexes,
 	run,
 	searchList,
@@ -265,6 +266,68 @@ describe('Subscription → Get Many and Delete', () => {
 			'The service’s subscription list has a form the node cannot read; please report this',
 		);
 	});
+
+	// 150 subscriptions: more than one page of the envelope (at most 100 a page).
+	// A bare array is the whole list: asked for once. The envelope is read page by page.
+	test.each([
+		['a bare array', { subscriptionList: 'bare array' }, [[1, 100]]],
+		[
+			'the page envelope',
+			{ subscriptionList: 'page envelope' },
+			[
+				[1, 100],
+				[2, 100],
+			],
+		],
+		[
+			'the page envelope without a total',
+			{ subscriptionList: 'page envelope', totalItems: 'null' },
+			[
+				[1, 100],
+				[2, 100],
+			],
+		],
+	] as const)(
+		'the list answered as %s: Return All gives every subscription once, a Limit its first ones',
+		async (_name, shape, pagesOf150) => {
+			const { testbed } = bed;
+			const stored = Array.from({ length: 150 }, (_, index) =>
+				testbed.sim.subscriptions.create(
+					{
+						notificationUrl: `https://n8n.example.com/webhook/${index}?apiKey=key-${index}-secret`,
+						eventTypes: null,
+						description: `subscription ${index}`,
+					},
+					'2026-01-01T00:00:00Z',
+					testbed.sim.defaultClient.clientId,
+				),
+			);
+			const ids = stored.map((subscription) => subscription.id);
+			testbed.sim.setListShape(shape);
+			const pages = () => {
+				const asked = pageRequests(testbed, 'subscriptions.list').map(({ page, pageSize }) => [
+					page,
+					pageSize,
+				]);
+				testbed.sim.log.reset();
+				return asked;
+			};
+
+			const all = await run(testbed, list({ returnAll: true }));
+			expect(all.error).toBeUndefined();
+			expect(jsonOf(all).map((entry: Json) => entry.id)).toEqual(ids);
+			expect(new URL(jsonOf(all)[149].notificationUrl).searchParams.get('apiKey')).toBe(REDACTED);
+			expect(pages()).toEqual(pagesOf150);
+
+			const first120 = await run(testbed, list({ limit: 120 }));
+			expect(jsonOf(first120).map((entry: Json) => entry.id)).toEqual(ids.slice(0, 120));
+			expect(pages()).toEqual(pagesOf150);
+
+			const first5 = await run(testbed, list({ limit: 5 }));
+			expect(jsonOf(first5).map((entry: Json) => entry.id)).toEqual(ids.slice(0, 5));
+			expect(pages()).toEqual([[1, 5]]);
+		},
+	);
 
 	test('Get Many with Limit and Delete with the ID from expressions, per item', async () => {
 		const { testbed } = bed;

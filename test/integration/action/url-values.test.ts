@@ -1,7 +1,8 @@
 /**
  * Values that go into the request URL, as the reliability fuzzing found them (test/reliability):
  * whole characters arrive intact, half of one is refused before any request (URL encoders throw
- * on it or silently change it), and an address too long for the service is explained.
+ * on it or silently change it), so is a control character in an identifier (a broken
+ * expression), and an address too long for the service is explained.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -18,13 +19,13 @@ const run = (parameters: IDataObject, value: string) =>
 	runNode(bed.testbed, parameters, { input: [{ json: { value } }] });
 
 describe('values in the URL', () => {
-	test('emoji, slashes, percent signs and control characters reach the service intact', async () => {
+	test('emoji, slashes, percent signs and spaces reach the service intact', async () => {
 		const { testbed } = bed;
 		testbed.sim.contract.tolerate('invoice numbers outside the contract pattern, sent on purpose', {
 			direction: 'request',
 			route: 'GET /invoice/v1/invoices/{invoiceNumber}',
 		});
-		const values = ['😀/%2F?#', 'a\u0000b\u001f', '..x', 'é e\u0301 ß'];
+		const values = ['😀/%2F?#', 'a\u00a0b\u2028c', '..x', 'é e\u0301 ß'];
 		for (const value of values) {
 			const result = await run(invoiceGet, value);
 			expect(result.error?.message).toBe(`Invoice '${value}' was not found`);
@@ -81,6 +82,34 @@ describe('values in the URL', () => {
 			expect(result.error?.name).toBe('NodeOperationError');
 			expect(result.error?.message).toBe(`The ${name} contains a broken character [item 0]`);
 			expect(result.error?.description).toMatch(/unpaired UTF-16 surrogate/);
+			expect(testbed.sim.log.entries().filter((entry) => entry.route !== 'token')).toEqual([]);
+		},
+	);
+
+	// In an identifier, a control character means a broken expression (docs/troubleshooting.md).
+	test.each([
+		['Invoice Get, a line break', invoiceGet, 'INV-2026\n000123', 'Invoice Number'],
+		[
+			'Managed Asset Get, NUL',
+			{ resource: 'managedAsset', operation: 'get', assetId: locator('id') },
+			'AST\u00001',
+			'Asset ID',
+		],
+		[
+			'Subscription Delete, DEL',
+			{ resource: 'subscription', operation: 'delete', subscriptionId: locator('id') },
+			'3f2c9a7e-1b4d-4c8e-9f0a-2d6b8e1c5a47\u007f',
+			'Subscription',
+		],
+		['Invoice Get, a C1 control', invoiceGet, 'INV\u00851', 'Invoice Number'],
+	])(
+		'%s is refused before any request, naming the parameter',
+		async (_label, parameters, value, name) => {
+			const { testbed } = bed;
+			const result = await run(parameters, value);
+			expect(result.error?.name).toBe('NodeOperationError');
+			expect(result.error?.message).toBe(`The ${name} contains a control character [item 0]`);
+			expect(result.error?.description).toMatch(/broken expression/);
 			expect(testbed.sim.log.entries().filter((entry) => entry.route !== 'token')).toEqual([]);
 		},
 	);

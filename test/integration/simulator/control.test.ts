@@ -250,6 +250,40 @@ describe('control API', () => {
 		expect(await listed()).toEqual([[first.invoiceNumber, second], 2]);
 	});
 
+	test('the subscription list answers a bare array, or the page envelope when asked', async () => {
+		const token = await fetchToken(agent, sim);
+		for (const subscription of sim.subscriptions.list()) sim.subscriptions.delete(subscription.id);
+		const made = ['a', 'b', 'c'].map((name) =>
+			sim.subscriptions.create(
+				{ notificationUrl: `https://${name}.example.com/h`, eventTypes: null, description: null },
+				'2026-01-01T00:00:00Z',
+				sim.defaultClient.clientId,
+			),
+		);
+		try {
+			const page = async (query: string) =>
+				(await call(agent, `${sim.serviceUrl}${paths.subscriptions}${query}`, { token })).json;
+			expect(await page('?page=2&pageSize=2')).toEqual(made);
+			await control.setListShape({ subscriptionList: 'page envelope' });
+			expect(await page('?page=2&pageSize=2')).toEqual({
+				items: [made[2]],
+				page: 2,
+				pageSize: 2,
+				totalItems: 3,
+			});
+			expect((await page('')).items).toEqual(made);
+			await control.setListShape({ subscriptionList: 'page envelope', totalItems: 'null' });
+			expect((await page('?pageSize=1')).totalItems).toBeNull();
+			await expect(
+				control.setListShape({ subscriptionList: 'pages' } as never),
+			).rejects.toMatchObject({ status: 400 });
+			await control.setListShape({});
+			expect(await page('')).toEqual(made);
+		} finally {
+			for (const subscription of made) sim.subscriptions.delete(subscription.id);
+		}
+	});
+
 	test('deviations: lists that page differently (marked in the log), a create committed late; null restores the contract', async () => {
 		const token = await fetchToken(agent, sim);
 		const page2 = () =>

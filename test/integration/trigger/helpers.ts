@@ -37,11 +37,12 @@ export async function startHost(
 	});
 }
 
-/** Puts the simulator back as it was: no subscriptions, faults, duplicates or old records. */
+/** Puts the simulator back as it was: no subscriptions, faults, duplicates, old records or list shape. */
 export async function resetSimulator(testbed: Testbed) {
 	const { sim } = testbed;
 	await sim.waitForDeliveries(10_000);
 	sim.faults.clear();
+	sim.setListShape({});
 	for (const subscription of sim.subscriptions.list()) sim.subscriptions.delete(subscription.id);
 	sim.deliveries.setOptions({ duplicate: false, retrySchedule: FAST_RETRIES });
 	sim.deliveries.reset();

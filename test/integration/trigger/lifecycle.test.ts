@@ -508,6 +508,66 @@ describe('Listen for test event', () => {
 });
 
 describe('the subscription list', () => {
+	// 150 subscriptions of the same key come first, so that in the envelope (at most 100 a page)
+	// the trigger's own is on page 2.
+	test.each([
+		['a bare array', { subscriptionList: 'bare array' }, [1]],
+		['the page envelope', { subscriptionList: 'page envelope' }, [1, 2]],
+		[
+			'the page envelope without a total',
+			{ subscriptionList: 'page envelope', totalItems: 'null' },
+			[1, 2],
+		],
+	] as const)(
+		'answered as %s: a lost create is adopted from any page, then found and deleted',
+		async (_name, shape, pages) => {
+			host = await startHost(testbed);
+			const others = Array.from({ length: 150 }, (_, index) =>
+				testbed.sim.subscriptions.create(
+					{
+						notificationUrl: `https://elsewhere.example.com/hook/${index}`,
+						eventTypes: null,
+						description: null,
+					},
+					'2026-01-01T00:00:00Z',
+					testbed.sim.defaultClient.clientId,
+				),
+			);
+			const otherIds = others.map((subscription) => subscription.id);
+			testbed.sim.setListShape(shape);
+			testbed.sim.faults.add({
+				route: 'subscriptions.create',
+				afterHandling: true,
+				status: 503,
+				times: 1,
+			});
+			const pagesAsked = () => {
+				const asked = testbed.sim.log
+					.entries({ route: 'subscriptions.list' })
+					.map((entry) => Number(entry.query.page))
+					.sort((a, b) => a - b);
+				testbed.sim.log.reset();
+				return asked;
+			};
+
+			await host.publish();
+			expect(testbed.sim.log.count('subscriptions.create')).toBe(1);
+			const ours = testbed.sim.subscriptions.list().filter((entry) => !otherIds.includes(entry.id));
+			expect(ours).toHaveLength(1);
+			expect(host.nodeStaticData).toEqual({
+				...ownership(testbed, host),
+				subscriptionId: ours[0].id,
+				deliveryKeyHash: sha256Hex(keyOf(ours[0])),
+			});
+			expect(pagesAsked()).toEqual(pages);
+
+			expect(await host.call('checkExists')).toBe(true);
+			expect(pagesAsked()).toEqual(pages);
+			await host.unpublish();
+			expect(testbed.sim.subscriptions.list().map((entry) => entry.id)).toEqual(otherIds);
+		},
+	);
+
 	// Which answers are unreadable, the unit tests of the subscription-list reader prove; here,
 	// what checkExists does with one.
 	test.each([

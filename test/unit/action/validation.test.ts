@@ -174,6 +174,28 @@ describe('text and identifiers', () => {
 		}
 	});
 
+	test.each([
+		['a line break', 'INV\n1', 'U+000A (a line break) at character 4 of "INV\\u000A1"'],
+		['a tab', 'INV-\t2', 'U+0009 (a tab) at character 5 of "INV-\\u00092"'],
+		['NUL', 'AST\u00001', 'U+0000 at character 4 of "AST\\u00001"'],
+		['DEL', 'AST-1\u007f', 'U+007F at character 6 of "AST-1\\u007F"'],
+		['a C1 control (NEL)', 'INV-1\u0085', 'U+0085 at character 6 of "INV-1\\u0085"'],
+		['the last C1 control', '\u009fINV', 'U+009F at character 1 of "\\u009FINV"'],
+	])('requireIdentifier refuses %s inside the value, naming it', (_name, value, where) => {
+		const error = thrown(() => requireIdentifier(berlin, 3, value, 'Invoice Number', 'INV-1'));
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toBe('The Invoice Number contains a control character [item 3]');
+		expect(error.description).toContain(where);
+		expect(error.description).toContain('broken expression');
+	});
+
+	test('requireIdentifier keeps what is no control character, and trims line breaks at the ends', () => {
+		for (const value of ['INV-1', 'é e\u0301 ß', 'x\u00a0y', 'a\u2028b', '😀/%2F?#']) {
+			expect(requireIdentifier(berlin, 0, value, 'Invoice Number', 'INV-1')).toBe(value);
+		}
+		expect(requireIdentifier(berlin, 0, '\tINV-1\r\n', 'Invoice Number', 'INV-1')).toBe('INV-1');
+	});
+
 	test('requireHttpsUrl refuses http with the TLS 1.2 requirement, and non-URLs', () => {
 		expect(requireHttpsUrl(berlin, 0, 'https://n8n.example.com/x', 'Notification URL')).toBe(
 			'https://n8n.example.com/x',

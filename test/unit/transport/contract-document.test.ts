@@ -42,6 +42,7 @@ import {
 	readIdentityError,
 	readPage,
 	readServiceError,
+	readSubscriptionListPage,
 } from '../../../nodes/InvoicingAssets/transport/responses';
 import {
 	ASSET_SUMMARY_FIELDS,
@@ -78,7 +79,7 @@ function queryParameter(operationId: string, name: string): OpenApiNode {
 	);
 }
 
-const LIST_OPERATIONS = ['listInvoices', 'listAssets'];
+const LIST_OPERATIONS = ['listInvoices', 'listAssets', 'listSubscriptions'];
 const SERVICE_OPERATIONS = operations().filter((operation) => !operation.ownServers);
 
 /** The package's list filters; a renamed or added field fails to compile until it is listed here. */
@@ -154,6 +155,29 @@ describe('query names and pages', () => {
 		expect(envelope.properties.pageSize.maximum).toBe(MAX_PAGE_SIZE);
 		const sample = { items: [], page: FIRST_PAGE, pageSize: MAX_PAGE_SIZE, totalItems: 0 };
 		expect(readPage(sample)).toEqual(sample);
+	});
+
+	test('the subscription list answers a bare array or the page envelope, and the package reads both', () => {
+		const answer = deref(operationById('listSubscriptions').operation.responses['200']);
+		const forms = resolveRef(answer.content['application/json'].schema.$ref).oneOf.map(
+			(form: OpenApiNode) => deref(form),
+		);
+		const [bareArray, envelope] = forms;
+		expect(forms).toHaveLength(2);
+		expect(bareArray.type).toBe('array');
+		expect(bareArray.items.$ref).toBe('#/components/schemas/Subscription');
+		expect(envelope.allOf[0].$ref).toBe('#/components/schemas/PageEnvelope');
+		expect(envelope.allOf[1].properties.items.items.$ref).toBe('#/components/schemas/Subscription');
+		const entry = {
+			id: '3f1d2c4b-5a6e-4f70-8a9b-0c1d2e3f4a5b',
+			notificationUrl: 'https://n8n.example.com/webhook/x',
+			eventTypes: null,
+			description: null,
+			createdAt: '2026-01-01T00:00:00Z',
+		};
+		expect(readSubscriptionListPage([entry], FIRST_PAGE)?.items).toEqual([entry]);
+		const page = { items: [entry], page: 2, pageSize: MAX_PAGE_SIZE, totalItems: 101 };
+		expect(readSubscriptionListPage(page, 2)).toEqual(page);
 	});
 
 	test.each([

@@ -253,3 +253,61 @@ describe('readPages for a reader that plans its own reads (the Polling Trigger)'
 		}
 	});
 });
+
+describe('the subscription list, in either form (SubscriptionList in contract.ts)', () => {
+	const subscriptions = (count: number) =>
+		Array.from({ length: count }, (_, index) => ({ id: `s-${index}` }));
+	const ids = (list: Array<{ id: string }>) => list.map((subscription) => subscription.id);
+
+	test('a bare array is the whole list, asked for once, even when it fills the page exactly', async () => {
+		for (const count of [0, 100, 250]) {
+			const { client, requests } = clientFor(() => ({ body: subscriptions(count) }));
+			expect(ids(await client.listSubscriptions())).toEqual(ids(subscriptions(count)));
+			expect(requests).toEqual(pagesOf(1));
+		}
+		const limited = clientFor(() => ({ body: subscriptions(250) }));
+		expect(ids(await limited.client.listSubscriptions({ limit: 5 }))).toEqual(
+			ids(subscriptions(5)),
+		);
+		expect(limited.requests).toEqual([{ page: 1, pageSize: 5 }]);
+	});
+
+	test.each([
+		['with a total', true],
+		['without a total', false],
+	])('the page envelope %s is read page by page, a Limit its first pages', async (_name, total) => {
+		const all = subscriptions(250);
+		const serve = (page: number, pageSize: number): Answer => ({
+			body: {
+				items: all.slice((page - 1) * pageSize, page * pageSize),
+				page,
+				pageSize,
+				totalItems: total ? all.length : null,
+			},
+		});
+		const whole = clientFor(serve);
+		expect(ids(await whole.client.listSubscriptions())).toEqual(ids(all));
+		expect(byPage(whole.requests)).toEqual(pagesOf(3));
+		const limited = clientFor(serve);
+		expect(ids(await limited.client.listSubscriptions({ limit: 120 }))).toEqual(
+			ids(all.slice(0, 120)),
+		);
+		expect(byPage(limited.requests)).toEqual(pagesOf(2));
+	});
+
+	test('a bare array after an envelope page is no list: the error names that page', async () => {
+		const { client } = clientFor((page) => ({
+			body:
+				page === 1
+					? { items: subscriptions(100), page: 1, pageSize: 100, totalItems: 150 }
+					: subscriptions(50),
+		}));
+		const failure = await client.listSubscriptions({ itemIndex: 2 }).catch((error: Error) => error);
+		expect(failure).toMatchObject({
+			message:
+				'The service’s subscription list has a form the node cannot read; please report this',
+			description: expect.stringContaining('the answer for page 2 is neither'),
+			context: { itemIndex: 2 },
+		});
+	});
+});

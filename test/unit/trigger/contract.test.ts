@@ -2,7 +2,7 @@ import { ALL_EVENTS, selectedEventTypes } from '../../../nodes/InvoicingAssets/s
 import {
 	isServiceEvent,
 	readCreatedSubscriptionId,
-	readSubscriptionList,
+	readSubscriptionListPage,
 } from '../../../nodes/InvoicingAssets/transport/responses';
 
 /** The subscription and event parts of the contract, as the trigger reads them. */
@@ -34,25 +34,43 @@ describe('readCreatedSubscriptionId', () => {
 	});
 });
 
-describe('readSubscriptionList', () => {
-	test('a bare array is the whole list', () => {
+describe('readSubscriptionListPage', () => {
+	test('a bare array answering page 1 is the whole list: one page that reaches its total', () => {
 		const list = [subscription('a'), subscription('b')];
-		expect(readSubscriptionList(list)).toEqual(list);
-		expect(readSubscriptionList(JSON.stringify(list))).toEqual(list);
-		expect(readSubscriptionList([])).toEqual([]);
+		const whole = { items: list, page: 1, pageSize: 2, totalItems: 2 };
+		expect(readSubscriptionListPage(list, 1)).toEqual(whole);
+		expect(readSubscriptionListPage(JSON.stringify(list), 1)).toEqual(whole);
+		expect(readSubscriptionListPage([], 1)).toEqual({
+			items: [],
+			page: 1,
+			pageSize: 0,
+			totalItems: 0,
+		});
+	});
+
+	test('the page envelope is a page on any page, its total null unless a whole number', () => {
+		const page = { items: [subscription('c')], page: 2, pageSize: 2, totalItems: 3 };
+		expect(readSubscriptionListPage(page, 2)).toEqual(page);
+		expect(readSubscriptionListPage(JSON.stringify(page), 2)).toEqual(page);
+		expect(readSubscriptionListPage({ ...page, page: 1 }, 1)).toEqual({ ...page, page: 1 });
+		expect(readSubscriptionListPage({ items: [], totalItems: 'many' }, 1)).toEqual({
+			items: [],
+			totalItems: null,
+		});
 	});
 
 	test.each([
-		['text', 'Service Unavailable'],
-		['null', null],
-		['an object without items', { subscriptions: [] }],
-		['items that are not an array', { items: {} }],
-		['an entry without an id', [subscription('a'), { notificationUrl: 'https://x' }]],
-		['an entry with an empty id', [{ ...subscription('a'), id: '' }]],
-		['an entry that is not an object', ['a']],
-		['the page envelope', { items: [subscription('a')], page: 1, pageSize: 1, totalItems: 1 }],
-	])('%s is unreadable (undefined), never an empty list', (_name, body) => {
-		expect(readSubscriptionList(body)).toBeUndefined();
+		['text', 'Service Unavailable', 1],
+		['null', null, 1],
+		['an object without items', { subscriptions: [] }, 1],
+		['items that are not an array', { items: {} }, 1],
+		['an entry without an id', [subscription('a'), { notificationUrl: 'https://x' }], 1],
+		['an entry with an empty id', [{ ...subscription('a'), id: '' }], 1],
+		['an entry that is not an object', ['a'], 1],
+		['an envelope entry without an id', { items: [{ notificationUrl: 'https://x' }] }, 2],
+		['a bare array after page 1 (the form changed mid-read)', [subscription('a')], 2],
+	])('%s is unreadable (undefined), never an empty list', (_name, body, page) => {
+		expect(readSubscriptionListPage(body, page)).toBeUndefined();
 	});
 });
 

@@ -19,8 +19,8 @@ export async function execute(
 	itemIndex: number,
 ): Promise<IDataObject[]> {
 	const limit = readLimit(this, itemIndex);
-	const subscriptions = await client.listSubscriptions(itemIndex);
-	return subscriptions.slice(0, limit).map((subscription) => ({
+	const subscriptions = await client.listSubscriptions({ itemIndex, limit });
+	return subscriptions.map((subscription) => ({
 		...subscription,
 		notificationUrl: redactDeliveryKey(subscription.notificationUrl),
 	}));
