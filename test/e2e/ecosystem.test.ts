@@ -9,7 +9,8 @@
  * - The README's example workflows (docs/examples/*.json) import through the public API; the
  *   new-invoice one runs once on an issued invoice and gets its assets in one node (Include Billed
  *   Assets), the same assets as the four-node way (Split Out, Managed Asset Get), and a deleted
- *   asset as null with its reason; the overdue report's nodes produce the simulator's own totals.
+ *   asset as null with its reason; the overdue report's nodes produce the simulator's own totals;
+ *   the overdue reminder composes one reminder per invoice marked overdue, none for a paid one.
  */
 import { randomUUID } from 'node:crypto';
 import type { INode } from 'n8n-workflow';
@@ -24,6 +25,7 @@ import {
 	getExecution,
 	nodeOutput,
 	waitFor,
+	waitForEvent,
 	waitForExecutions,
 	type Execution,
 } from '../n8n/executions';
@@ -335,4 +337,53 @@ test("the overdue-report example imports and publishes; its nodes, run once, giv
 		expect(row.sum_totalAmount).toBeCloseTo(expected.get(row.currency)?.total ?? NaN, 2);
 	}
 	await unpublish(runNow);
+});
+
+test('the overdue-reminder example subscribes to invoice.overdue and composes one reminder for an invoice marked overdue, its repeated delivery ignored; none once the invoice is paid', async () => {
+	const workflow = loadExample(EXAMPLES.overdueReminder, credential);
+	const [trigger, getInvoice, stillOverdue, compose] = workflow.nodes;
+	const webhookId = String(trigger.webhookId);
+	const id = await createWorkflow(workflow);
+	await publish(id);
+	await waitFor('the subscription', () => subscriptionsOfHook(sim, webhookId).length === 1);
+	expect(subscriptionsOfHook(sim, webhookId)[0].eventTypes).toEqual(['invoice.overdue']);
+
+	// The service delivers the event twice: the trigger lets it in once.
+	const { invoice: issued } = sim.issueInvoice();
+	sim.deliveries.setOptions({ duplicate: true });
+	const overdue = sim.markInvoiceOverdue(issued.invoiceNumber);
+	expect((await overdue.event.done).map((outcome) => outcome.lastStatus)).toEqual([200, 200]);
+	sim.deliveries.setOptions({ duplicate: false });
+	const first = await waitForEvent(n8n, id, trigger.name, overdue.event.eventId);
+	const [reminded] = first.get(overdue.event.eventId) ?? [];
+	expect(reminded.status).toBe('success');
+	const { invoice } = overdue;
+	expect(outputOf(reminded, compose.name)).toEqual([
+		{
+			invoiceNumber: invoice.invoiceNumber,
+			customerNumber: invoice.customerNumber,
+			subject: `Payment reminder: invoice ${invoice.invoiceNumber}`,
+			message: `Invoice ${invoice.invoiceNumber} of ${invoice.totalAmount} ${invoice.currency} was due on ${String(invoice.dueDate).slice(0, 10)} and is still open. Please pay it at your earliest convenience.`,
+		},
+	]);
+
+	// Paid meanwhile, a late overdue event for it (a retry after a restart, say) composes nothing;
+	// its execution, the last, also shows that the repeated delivery started none.
+	sim.payInvoice(invoice.invoiceNumber);
+	const late = sim.emitEvent('invoice.overdue', { ...overdue.event.data });
+	await late.done;
+	const all = await waitForEvent(n8n, id, trigger.name, late.eventId);
+	expect([...all.keys()].sort()).toEqual([overdue.event.eventId, late.eventId].sort());
+	expect(all.get(overdue.event.eventId)).toHaveLength(1);
+	const [paidRun] = all.get(late.eventId) ?? [];
+	expect(paidRun.status).toBe('success');
+	expect(outputOf(paidRun, getInvoice.name)).toEqual([
+		expect.objectContaining({ invoiceNumber: invoice.invoiceNumber, status: 'paid' }),
+	]);
+	expect(outputOf(paidRun, stillOverdue.name)).toEqual([]);
+	expect(paidRun.data?.resultData.runData[compose.name]).toBeUndefined();
+	expectNoSecret([reminded, paidRun], sim.secrets(), 'the execution data');
+
+	await unpublish(id);
+	await waitFor('no subscription', () => subscriptionsOfHook(sim, webhookId).length === 0);
 });

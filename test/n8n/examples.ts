@@ -11,6 +11,7 @@ import { REPOSITORY } from './package';
 export const EXAMPLES = {
 	newInvoice: 'new-invoice-fetch-assets.json',
 	overdueReport: 'daily-overdue-invoices-report.json',
+	overdueReminder: 'overdue-invoice-reminder.json',
 	exactlyOnce: 'new-invoice-exactly-once.json',
 	pollInvoices: 'poll-new-and-paid-invoices.json',
 	httpRequestAllInvoices: 'http-request-all-invoices.json',

@@ -112,10 +112,13 @@ export class SimulatorControlClient {
 		return this.call('POST', '/control/invoices', { invoice, ...options });
 	}
 
-	/** Marks an invoice paid (or cancels it) at the service, which also emits the event. */
+	/**
+	 * Marks an invoice paid (or cancels it, or marks an issued one overdue) at the service, which
+	 * also emits the event.
+	 */
 	changeInvoice(
 		invoiceNumber: string,
-		change: 'pay' | 'cancel',
+		change: 'pay' | 'cancel' | 'mark-overdue',
 		options: { waitForDelivery?: boolean } = {},
 	): Promise<{ invoice: Invoice; event: EmittedEventJson }> {
 		return this.call(

@@ -21,7 +21,8 @@
  *   POST   /control/invoices                  { invoice?, waitForDelivery? } -> 201 { invoice, event }
  *   POST   /control/events                    { eventType, data?, waitForDelivery?, deviation? } -> 201 EmittedEventJson
  *   GET    /control/contract                  { violations, deviations } of the contract check
- *   POST   /control/invoices/:number/pay      { waitForDelivery? } -> { invoice, event } (also /cancel)
+ *   POST   /control/invoices/:number/pay      { waitForDelivery? } -> { invoice, event } (also /cancel,
+ *                                             /mark-overdue)
  *   POST   /control/invoices/:number/edit     { edits? } -> { invoice } (no event)
  *   POST   /control/assets/:id/update         { changes?, waitForDelivery? } -> { asset, event }
  *   POST   /control/assets/:id/retire         { waitForDelivery? } -> { asset, event }
@@ -164,8 +165,14 @@ async function handleControl(sim: Simulator, req: IncomingMessage): Promise<SimR
 			};
 		}
 		case 'POST invoices/:id/pay':
-		case 'POST invoices/:id/cancel': {
-			const changed = action === 'pay' ? sim.payInvoice(id) : sim.cancelInvoice(id);
+		case 'POST invoices/:id/cancel':
+		case 'POST invoices/:id/mark-overdue': {
+			const changed =
+				action === 'pay'
+					? sim.payInvoice(id)
+					: action === 'cancel'
+						? sim.cancelInvoice(id)
+						: sim.markInvoiceOverdue(id);
 			return ok({
 				invoice: changed.invoice,
 				event: await eventJson(changed.event, body.waitForDelivery === true),

@@ -10,10 +10,10 @@
  * - An invoice line bills one asset of the invoice's own customer, or none (`assetId: null`,
  *   a service fee). A cancelled invoice has no `dueDate`.
  * - Records are frozen: readers get the stored objects and cannot change them. A change (an
- *   invoice paid, cancelled or edited, an asset updated or retired) replaces the record with a new
- *   one whose `updatedAt` is the simulated time of the change, to the second: two changes within
- *   one second carry the same `updatedAt` (the contract's one-second resolution). A record in a
- *   final state (paid, cancelled, retired) may still be edited.
+ *   invoice marked overdue, paid, cancelled or edited, an asset updated or retired) replaces the
+ *   record with a new one whose `updatedAt` is the simulated time of the change, to the second:
+ *   two changes within one second carry the same `updatedAt` (the contract's one-second
+ *   resolution). A record in a final state (paid, cancelled, retired) may still be edited.
  * - updatedFrom/updatedTo bound `updatedAt` inclusively. Lists are in id order unless a test asks
  *   for another (`ListShape.order`: no order is part of the contract); new invoices come last.
  * - A listing lag (`setListingLag`, a test switch within the contract's 5-minute bound) lists a
@@ -363,6 +363,14 @@ export class DataStore {
 		);
 	}
 
+	/**
+	 * Marks an issued invoice overdue, whatever its due date: when an invoice becomes overdue is
+	 * the service's business (the contract says only that its status and `updatedAt` change).
+	 */
+	markInvoiceOverdue(invoiceNumber: string, now: Date): Invoice {
+		return this.changeInvoice(invoiceNumber, now, 'overdue', (invoice) => ({ ...invoice }));
+	}
+
 	/** Marks an issued or overdue invoice paid. */
 	payInvoice(invoiceNumber: string, now: Date): Invoice {
 		return this.changeInvoice(invoiceNumber, now, 'paid', (invoice) => ({ ...invoice }));
@@ -440,14 +448,15 @@ export class DataStore {
 	private changeInvoice(
 		invoiceNumber: string,
 		now: Date,
-		status: 'paid' | 'cancelled',
+		status: 'paid' | 'cancelled' | 'overdue',
 		change: (invoice: Invoice) => Invoice,
 	): Invoice {
 		const invoice = this.invoiceIndex.get(invoiceNumber);
 		if (!invoice) throw new Error(`Invoice '${invoiceNumber}' was not found.`);
-		if (invoice.status !== 'issued' && invoice.status !== 'overdue') {
+		const from = status === 'overdue' ? ['issued'] : ['issued', 'overdue'];
+		if (!from.includes(invoice.status)) {
 			throw new Error(
-				`Invoice '${invoiceNumber}' is ${invoice.status}; only an issued or overdue invoice can become ${status}.`,
+				`Invoice '${invoiceNumber}' is ${invoice.status}; only an ${from.join(' or ')} invoice can become ${status}.`,
 			);
 		}
 		return this.replaceInvoice({ ...change(invoice), status }, now);

@@ -211,6 +211,8 @@ export interface Simulator {
 		/** Until the running test ends, violations that match are deliberate deviations. */
 		tolerate(reason: string, filter: ToleranceFilter): void;
 	};
+	/** Marks an issued invoice overdue (updatedAt moves on) and emits invoice.overdue. */
+	markInvoiceOverdue(invoiceNumber: string): IssuedInvoice;
 	/** Marks an issued or overdue invoice paid (updatedAt moves on) and emits invoice.paid. */
 	payInvoice(invoiceNumber: string): IssuedInvoice;
 	/** Cancels an issued or overdue invoice and emits invoice.cancelled. */
@@ -463,6 +465,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			if (issueOptions.deviation) data.markDeviation(invoice, issueOptions.deviation);
 			const event = deliveries.emit('invoice.issued', invoiceEventData(invoice), issueOptions);
 			return { invoice, event };
+		},
+		markInvoiceOverdue: (invoiceNumber) => {
+			const invoice = data.markInvoiceOverdue(invoiceNumber, clock.now());
+			return { invoice, event: deliveries.emit('invoice.overdue', invoiceEventData(invoice)) };
 		},
 		payInvoice: (invoiceNumber) => {
 			const invoice = data.payInvoice(invoiceNumber, clock.now());

@@ -8,6 +8,7 @@ export const ALL_EVENTS = '*';
 const EVENT_NAMES: Record<EventType, [string, string]> = {
 	'invoice.issued': ['Invoice Issued', 'A new invoice was issued'],
 	'invoice.paid': ['Invoice Paid', 'An invoice was paid'],
+	'invoice.overdue': ['Invoice Overdue', 'An issued invoice became overdue'],
 	'invoice.cancelled': ['Invoice Cancelled', 'An invoice was cancelled'],
 	'asset.created': ['Asset Created', 'A managed asset was added'],
 	'asset.updated': ['Asset Updated', 'A managed asset changed'],

@@ -204,10 +204,14 @@ export const LIST_RECORD_KEYS: Readonly<Record<string, string>> = {
 
 /* ------------------------------------------------------------------ subscriptions */
 
-/** assumed except the first, which is the spec's example */
+/**
+ * assumed except the first, which is the spec's example. `invoice.overdue`: an issued invoice's
+ * status became `overdue` (a change: its `updatedAt` moves on).
+ */
 export const EVENT_TYPES = [
 	'invoice.issued',
 	'invoice.paid',
+	'invoice.overdue',
 	'invoice.cancelled',
 	'asset.created',
 	'asset.updated',

@@ -216,6 +216,14 @@ describe('control API', () => {
 		const token = await fetchToken(agent, sim);
 		const first = (await control.issueInvoice()).invoice;
 		const second = (await control.issueInvoice()).invoice.invoiceNumber;
+		const overdue = await control.changeInvoice(first.invoiceNumber, 'mark-overdue');
+		expect([overdue.invoice.status, overdue.event.eventType]).toEqual([
+			'overdue',
+			'invoice.overdue',
+		]);
+		await expect(control.changeInvoice(first.invoiceNumber, 'mark-overdue')).rejects.toMatchObject({
+			status: 400,
+		});
 		const paid = await control.changeInvoice(first.invoiceNumber, 'pay');
 		expect([paid.invoice.status, paid.event.eventType]).toEqual(['paid', 'invoice.paid']);
 		expect((await control.changeInvoice(second, 'cancel')).invoice.status).toBe('cancelled');

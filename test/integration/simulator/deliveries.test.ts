@@ -9,6 +9,7 @@ import type { Agent } from 'undici';
 import {
 	DELIVERY_KEY_PARAMETER,
 	paths,
+	toServiceTimestamp,
 	type SubscriptionRequest,
 } from '../../../nodes/InvoicingAssets/transport/contract';
 import { withDeliveryKey } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
@@ -233,6 +234,49 @@ describe('event delivery', () => {
 		// One eventId per event, whichever subscription receives it.
 		expect(new Set(receiver.received.map((delivery) => delivery.body.eventId))).toEqual(
 			new Set([paid.eventId]),
+		);
+	});
+
+	test('an issued invoice marked overdue delivers invoice.overdue to the subscriptions taking it or every event; paid after, invoice.paid as well', async () => {
+		const overdueOnly = await subscribe({
+			notificationUrl: `${receiver.url}/overdue`,
+			eventTypes: ['invoice.overdue'],
+		});
+		const everything = await subscribe({ notificationUrl: `${receiver.url}/all` });
+		await subscribe({ notificationUrl: `${receiver.url}/paid`, eventTypes: ['invoice.paid'] });
+		const { invoice: issued } = sim.issueInvoice();
+		await sim.waitForDeliveries(10_000);
+		receiver.reset();
+		sim.clock.advance(31 * 24 * 60 * 60 * 1000);
+		token = await fetchToken(agent, sim);
+
+		const { invoice, event } = sim.markInvoiceOverdue(issued.invoiceNumber);
+		expect(invoice).toEqual({
+			...issued,
+			status: 'overdue',
+			updatedAt: toServiceTimestamp(sim.clock.now()),
+		});
+		expect((await event.done).map((outcome) => outcome.result)).toEqual(['delivered', 'delivered']);
+		expect(receiver.received.map((delivery) => delivery.url).sort()).toEqual(['/all', '/overdue']);
+		expect(receiver.received.map((delivery) => delivery.body.subscriptionId).sort()).toEqual(
+			[everything, overdueOnly].sort(),
+		);
+		expect(receiver.received[0].body).toMatchObject({
+			eventId: event.eventId,
+			eventType: 'invoice.overdue',
+			occurredAt: event.occurredAt,
+			data: { invoiceNumber: issued.invoiceNumber, status: 'overdue' },
+		});
+		expect(sim.data.invoice(issued.invoiceNumber)).toBe(invoice);
+
+		receiver.reset();
+		const paid = sim.payInvoice(issued.invoiceNumber);
+		await paid.event.done;
+		expect(paid.invoice.status).toBe('paid');
+		expect(receiver.received.map((delivery) => delivery.url).sort()).toEqual(['/all', '/paid']);
+		expect(receiver.received[0].body).toMatchObject({ eventType: 'invoice.paid' });
+		expect(() => sim.markInvoiceOverdue(issued.invoiceNumber)).toThrow(
+			/only an issued invoice can become overdue/,
 		);
 	});
 

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
+import { InvoicingAssetsTrigger } from '../../../nodes/InvoicingAssets/InvoicingAssetsTrigger.node';
 import { expectNoSecret } from '../../harness/secrets';
 import type { Testbed } from '../../harness/testbed';
 import type { TriggerHost } from '../../harness/webhooks';
@@ -394,5 +395,86 @@ describe('event filtering', () => {
 		host.setParameters({ events: ['invoice.issued'] });
 		expect((await host.post(url, eventFor(subscription.id, 'invoice.disputed'))).status).toBe(200);
 		expect(host.executions).toHaveLength(1);
+	});
+});
+
+describe('Invoice Overdue', () => {
+	/** The value behind an entry of the trigger's Events, as the user picks it by name. */
+	function eventNamed(name: string): string {
+		const events = new InvoicingAssetsTrigger().description.properties.find(
+			(property) => property.name === 'events',
+		);
+		const option = events?.options?.find((entry) => entry.name === name);
+		if (!option || !('value' in option)) throw new Error(`The trigger offers no "${name}"`);
+		return String(option.value);
+	}
+
+	test('chosen under Events, the subscription asks for invoice.overdue, and an invoice marked overdue starts the workflow once with its event', async () => {
+		host = await startHost(testbed, { events: [eventNamed('Invoice Overdue')] });
+		const { key } = await publishWithKey();
+		expect(onlySubscription(testbed).eventTypes).toEqual(['invoice.overdue']);
+
+		const { invoice: issued, event: issuedEvent } = testbed.sim.issueInvoice();
+		expect(issuedEvent.deliveries).toEqual([]);
+		const { invoice, event } = testbed.sim.markInvoiceOverdue(issued.invoiceNumber);
+		expect((await event.done).map((outcome) => outcome.lastStatus)).toEqual([200]);
+		await host.settled();
+
+		expect(host.executions.map((execution) => execution.items.map((item) => item.json))).toEqual([
+			[event.deliveries[0].event],
+		]);
+		expect(host.executions[0].items[0].json).toMatchObject({
+			eventType: 'invoice.overdue',
+			data: { invoiceNumber: invoice.invoiceNumber, status: 'overdue' },
+		});
+		const run = await host.executions[0].done;
+		expect(run?.data.resultData.error).toBeUndefined();
+		expectNoSecret(run?.data, [key], 'the execution data');
+	});
+
+	test('with Invoice Paid as well, an invoice paid after it was overdue starts the workflow twice: invoice.overdue, then invoice.paid', async () => {
+		host = await startHost(testbed, {
+			events: [eventNamed('Invoice Overdue'), eventNamed('Invoice Paid')],
+		});
+		await publishWithKey();
+		expect(onlySubscription(testbed).eventTypes).toEqual(['invoice.overdue', 'invoice.paid']);
+
+		const { invoice } = testbed.sim.issueInvoice();
+		await testbed.sim.markInvoiceOverdue(invoice.invoiceNumber).event.done;
+		await testbed.sim.payInvoice(invoice.invoiceNumber).event.done;
+		await host.settled();
+		expect(
+			host.executions.map((execution) => [
+				execution.items[0].json.eventType,
+				(execution.items[0].json.data as { invoiceNumber: string }).invoiceNumber,
+			]),
+		).toEqual([
+			['invoice.overdue', invoice.invoiceNumber],
+			['invoice.paid', invoice.invoiceNumber],
+		]);
+	});
+
+	test('with All Events, an invoice marked overdue starts the workflow; with other events only, it starts nothing', async () => {
+		host = await startHost(testbed);
+		await publishWithKey();
+		const first = testbed.sim.issueInvoice();
+		await first.event.done;
+		await testbed.sim.markInvoiceOverdue(first.invoice.invoiceNumber).event.done;
+		await host.settled();
+		expect(host.executions.map((execution) => execution.items[0].json.eventType)).toEqual([
+			'invoice.issued',
+			'invoice.overdue',
+		]);
+
+		host.setParameters({ events: ['invoice.issued', 'invoice.paid', 'invoice.cancelled'] });
+		const second = testbed.sim.issueInvoice();
+		await second.event.done;
+		await testbed.sim.markInvoiceOverdue(second.invoice.invoiceNumber).event.done;
+		await host.settled();
+		expect(host.executions.map((execution) => execution.items[0].json.eventType)).toEqual([
+			'invoice.issued',
+			'invoice.overdue',
+			'invoice.issued',
+		]);
 	});
 });

@@ -128,6 +128,33 @@ describe('DataStore', () => {
 		]);
 	});
 
+	test('an issued invoice marked overdue: status overdue, updatedAt moves on, listed as a change; only an issued one; paid after', () => {
+		const store = new DataStore({ invoices: 10, assets: 10 });
+		const issuedAt = new Date(Date.UTC(2026, 5, 1, 12, 0, 0));
+		const issued = store.issue(issuedAt);
+		const later = new Date(Date.UTC(2026, 6, 2, 8, 30, 15, 600));
+
+		const overdue = store.markInvoiceOverdue(issued.invoiceNumber, later);
+		expect(overdue).toEqual({ ...issued, status: 'overdue', updatedAt: '2026-07-02T08:30:15Z' });
+		expect(store.invoice(issued.invoiceNumber)).toBe(overdue);
+		expect(Object.isFrozen(overdue)).toBe(true);
+		const changed = store.listInvoices({ updatedFrom: '2026-07-02T08:30:15Z' }, 1, 100);
+		expect(changed.items).toEqual([overdue]);
+
+		expect(() => store.markInvoiceOverdue(issued.invoiceNumber, later)).toThrow(
+			/is overdue; only an issued invoice can become overdue/,
+		);
+		const paid = store.payInvoice(issued.invoiceNumber, new Date(later.getTime() + 60_000));
+		expect([paid.status, paid.updatedAt]).toEqual(['paid', '2026-07-02T08:31:15Z']);
+		const cancelled = store.cancelInvoice(store.issue(issuedAt).invoiceNumber, later);
+		for (const invoice of [paid, cancelled]) {
+			expect(() => store.markInvoiceOverdue(invoice.invoiceNumber, later)).toThrow(
+				new RegExp(`is ${invoice.status}; only an issued invoice can become overdue`),
+			);
+		}
+		expect(() => store.markInvoiceOverdue('INV-9999999', later)).toThrow(/not found/);
+	});
+
 	test('list filters and pages', () => {
 		const store = new DataStore({ invoices: 300, assets: 80 });
 		const paid = store.listInvoices({ status: 'paid' }, 1, 100);

@@ -26,8 +26,10 @@ describe('the Polling Trigger’s description', () => {
 		const webhookValues = (webhookEvents?.options ?? []).map((option) =>
 			'value' in option ? option.value : '',
 		);
-		expect(values).toEqual(webhookValues.filter((value) => value !== 'asset.created'));
-		expect(EVENT_TYPES).toContain('asset.created');
+		// Invoice Overdue waits for the Polling Trigger's code that reports it (issue 39, item 3).
+		const notPollable = ['asset.created', 'invoice.overdue'];
+		expect(values).toEqual(webhookValues.filter((value) => !notPollable.includes(String(value))));
+		expect(EVENT_TYPES).toEqual(expect.arrayContaining(notPollable));
 	});
 
 	test('says in two short sentences what it needs and promises, and links to what polling can see; each parameter in one sentence', () => {
