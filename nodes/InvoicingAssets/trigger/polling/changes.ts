@@ -9,12 +9,9 @@ import {
 	type ServiceEvent,
 } from '../../transport/contract';
 import { readServiceTime } from '../../transport/responses';
-import type { StoredWindow } from './window';
+import type { ListWindow } from './window';
 
-/**
- * What the Polling Trigger can tell apart from the records' current state. `asset.created` is
- * not among them: an asset carries no creation date, so a new asset is an `asset.updated`.
- */
+/** What polling can tell from records' current state: not `asset.created` (an asset has no creation date). */
 export const POLLABLE_EVENT_TYPES = [
 	'invoice.issued',
 	'invoice.paid',
@@ -33,14 +30,11 @@ export function kindOf(eventType: string): RecordKind {
 
 export const SECOND_MS = 1000;
 export const DAY_MS = 24 * 60 * 60 * SECOND_MS;
-
-/** An invoice is reported as issued when first seen at most this long after its issueDate. */
+/** How long after its issueDate an invoice first seen is reported as issued. */
 export const ISSUED_WITHIN_MS = 3 * DAY_MS;
-
-/** A final state reported (paid, cancelled, retired) is remembered this long: not reported again. */
+/** How long a final state reported (paid, cancelled, retired) is remembered. */
 export const FINAL_REMEMBERED_MS = 30 * DAY_MS;
-
-/** A state whose stamp gives it no place in time is remembered this long after it was last listed. */
+/** How long after it was last listed a state whose stamp gives it no place in time is remembered. */
 export const UNPLACED_REMEMBERED_MS = DAY_MS;
 
 export type PolledRecord = { kind: 'invoice'; record: Invoice } | { kind: 'asset'; record: Asset };
@@ -48,23 +42,17 @@ export type PolledRecord = { kind: 'invoice'; record: Invoice } | { kind: 'asset
 /** One item of the trigger: the webhook trigger's event shape, with the record in `data`. */
 export type PolledEvent = ServiceEvent & { subscriptionId: null; data: IDataObject };
 
-/** What the trigger has reported of records before: their issue and their final states. */
+/** What the trigger reported of records before; each call answers whether to report it now, and remembers it. */
 export interface ReportedBefore {
-	/** Whether this invoice is to be reported as issued now (and, if so, remembers it). */
-	reportIssue(invoiceNumber: string, invoice: Invoice): boolean;
-	/** Whether this final state (`paid`, `cancelled`, `retired`) of the record is new (and remembers it). */
+	reportIssue(invoiceNumber: string, issue: IssueMoments): boolean;
 	reportFinal(status: string, id: string): boolean;
 }
 
-/** The record states a kind keeps, as the static data stores them (each by the day it may go). */
+/** As stored: `seen` is `ID digest` by `updatedAt`; the rest by the day they may be forgotten. */
 export interface StoredStates {
-	/** The record states read, by `updatedAt` as given: `ID digest` each. */
 	seen: Record<string, string[]>;
-	/** States read while their stamp gave them no place in time. */
 	unplaced: Record<string, string[]>;
-	/** Invoices reported (or listed before the start) as issued. */
 	issued: Record<string, string[]>;
-	/** Final states reported (`paid INV-1`). */
 	final: Record<string, string[]>;
 }
 
@@ -81,16 +69,13 @@ class ExpiringSet {
 	has(key: string): boolean {
 		return this.expiry.has(key);
 	}
-
 	add(key: string, until: number) {
 		this.expiry.set(key, Math.max(this.expiry.get(key) ?? 0, Math.ceil(until / DAY_MS)));
 	}
-
 	forgetBefore(now: number): void {
 		const today = Math.floor(now / DAY_MS);
 		for (const [key, day] of this.expiry) if (day < today) this.expiry.delete(key);
 	}
-
 	toJSON(): Record<string, string[]> {
 		const byDay: Record<string, string[]> = {};
 		for (const [key, day] of this.expiry) (byDay[day] ??= []).push(key);
@@ -98,26 +83,18 @@ class ExpiringSet {
 	}
 }
 
-/**
- * The record states one kind has read, and what it reported of issues and final states. A
- * change is a record's state: `accept` reports a state not read before, whatever its stamp says
- * ([invariant 3](../../../../docs/choosing-a-trigger.md#how-the-polling-trigger-loses-nothing-and-repeats-nothing)).
- */
+/** The record states a kind read: one not read before is reported, whatever its stamp (invariant 3). */
 export class RecordStates implements ReportedBefore {
 	/** `ID digest` → the state's `updatedAt` as given, and the moment it means. */
 	private readonly seen = new Map<string, { updatedAt: string; stamp: number | undefined }>();
-
 	private readonly unplaced: ExpiringSet;
-
 	private readonly issued: ExpiringSet;
-
 	private readonly final: ExpiringSet;
-
-	/** The service's time of the page being read (epoch ms): what issues and final states are timed by. */
+	/** The service's time of the page being read: what issues and final states are timed by. */
 	serviceTime = 0;
 
 	constructor(
-		/** Service time the trigger started at: changes stamped before it are not reported. */
+		/** Changes stamped before the start are not reported. */
 		private readonly start: number,
 		stored: StoredStates,
 	) {
@@ -140,11 +117,8 @@ export class RecordStates implements ReportedBefore {
 		return count;
 	}
 
-	/**
-	 * A record state a window read: its events when no state of the same content was read before;
-	 * the baseline's reads report nothing.
-	 */
-	accept(polled: PolledRecord, window: StoredWindow): PolledEvent[] {
+	/** The events of a record state a window read, when not read before; the baseline's reads report nothing. */
+	accept(polled: PolledRecord, window: ListWindow): PolledEvent[] {
 		const now = window.readAt;
 		this.serviceTime = now;
 		const id = recordId(polled);
@@ -158,7 +132,7 @@ export class RecordStates implements ReportedBefore {
 			// Only an invoice whose state is older than the listing bound was surely listed before the start.
 			const listedBefore =
 				inTime && stamp < this.start - CHANGE_LISTED_WITHIN_MS - window.uncertainty;
-			if (listedBefore && issue) this.remembersIssue(id, issue);
+			if (listedBefore && issue) this.reportIssue(id, issue);
 			return [];
 		}
 		// Outside the window: a service that ignores the filter; the record's own window reads it.
@@ -166,7 +140,7 @@ export class RecordStates implements ReportedBefore {
 		// Listed at the start: its invoice is not reported as issued; a state of the start's second
 		// is remembered (the follow read that starts there reports what it has not read).
 		if (window.purpose === 'recent') {
-			if (issue) this.remembersIssue(id, issue);
+			if (issue) this.reportIssue(id, issue);
 			if (inTime && stamp < this.start) return [];
 		}
 		const digest = digestOf(record);
@@ -190,12 +164,7 @@ export class RecordStates implements ReportedBefore {
 		return false;
 	}
 
-	reportIssue(invoiceNumber: string, invoice: Invoice): boolean {
-		return this.remembersIssue(invoiceNumber, issueOf(invoice));
-	}
-
-	/** Whether an invoice is newly issued (and remembers it). */
-	private remembersIssue(invoiceNumber: string, { latest }: IssueMoments): boolean {
+	reportIssue(invoiceNumber: string, { latest }: IssueMoments): boolean {
 		if (this.issued.has(invoiceNumber)) return false;
 		if (latest !== undefined && latest + ISSUED_WITHIN_MS < this.serviceTime) return false;
 		// An issueDate that cannot be read: reported once, and remembered as long as final states.
@@ -212,10 +181,7 @@ export class RecordStates implements ReportedBefore {
 		return true;
 	}
 
-	/**
-	 * Forgets what no window can list any more: states stamped before `settled` (or more than a
-	 * day ahead of `now`) that are not remembered as unplaced, and expired issues and final states.
-	 */
+	/** Forgets what no window lists any more: states stamped before `settled` or a day past `now`, unless unplaced. */
 	forget(settled: number, now: number) {
 		for (const memory of [this.issued, this.final, this.unplaced]) memory.forgetBefore(now);
 		for (const [key, { stamp }] of this.seen) {
@@ -242,8 +208,8 @@ export function recordId(polled: PolledRecord): string | undefined {
 	return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
-/** When an invoice was issued: its issueDate's moment, and the latest it can mean (a date alone: its whole day). */
-interface IssueMoments {
+/** An invoice's issueDate as a moment, and the latest it can mean (a date alone: its whole day). */
+export interface IssueMoments {
 	issuedAt: number | undefined;
 	latest: number | undefined;
 }
@@ -258,17 +224,13 @@ function issueOf(invoice: Invoice): IssueMoments {
 	};
 }
 
-/**
- * The events one newly read state of a record stands for
- * ([what polling can see](../../../../docs/choosing-a-trigger.md#what-polling-can-and-cannot-see));
- * event IDs are deterministic.
- */
+/** The events a newly read state stands for (docs/choosing-a-trigger.md#what-polling-can-and-cannot-see). */
 export function eventsOf(
 	polled: PolledRecord,
 	id: string,
 	digest: string,
 	before: ReportedBefore,
-	issue = polled.kind === 'invoice' ? issueOf(polled.record) : undefined,
+	issue?: IssueMoments,
 ): PolledEvent[] {
 	const data = polled.record as unknown as IDataObject;
 	const updatedAt = String(polled.record.updatedAt);
@@ -282,8 +244,9 @@ export function eventsOf(
 	}
 	const invoice = polled.record;
 	const events: PolledEvent[] = [];
-	if (before.reportIssue(id, invoice)) {
-		const issuedAt = issue?.issuedAt;
+	const moments = issue ?? issueOf(invoice);
+	if (before.reportIssue(id, moments)) {
+		const { issuedAt } = moments;
 		const occurredAt = issuedAt === undefined ? updatedAt : toServiceTimestamp(new Date(issuedAt));
 		events.push(event('invoice.issued', `invoice.issued:${id}`, occurredAt));
 	}
@@ -305,10 +268,7 @@ export function floorSecond(ms: number): number {
 	return Math.floor(ms / SECOND_MS) * SECOND_MS;
 }
 
-/**
- * A digest of a record's state: 32 bits of a 64-bit FNV-1a over its JSON with the keys sorted, as
- * 8 hex digits, the same in every n8n process. Within one record's states a clash is negligible.
- */
+/** A record state's digest, the same in every n8n process: 8 hex digits of FNV-1a over its canonical JSON. */
 export function digestOf(record: unknown): string {
 	const text = canonicalJson(record);
 	let low = 0x811c9dc5;
@@ -321,7 +281,7 @@ export function digestOf(record: unknown): string {
 	return high.toString(16).padStart(8, '0');
 }
 
-/** A stored `ID digest` key of the 12-digit digests kept before version 0.2, as kept now. */
+/** A stored `ID digest` key of 0.1.0, whose digests had 12 digits, as kept now. */
 function shortDigestKey(key: string): string {
 	return /^.* [0-9a-f]{12}$/.test(key) ? key.slice(0, -4) : key;
 }

@@ -8,11 +8,9 @@ export class PollClock {
 	roundMs: number | undefined;
 
 	constructor(
-		/** n8n's clock. */
 		readonly now: () => number,
-		/** n8n's time by which the reads should end. */
 		public deadline: number,
-		/** The service's time less n8n's (ms), from the latest answer with a Date header. */
+		/** The service's time less n8n's, from the latest answer with a Date header. */
 		public offset?: number,
 	) {}
 
@@ -52,10 +50,7 @@ export class PollClock {
 	}
 }
 
-/**
- * The second before which every change is listed, by the service's time `at` known to within
- * `uncertainty` (the contract's listing bound: docs/service-contract.md).
- */
+/** The second before which every change is listed, by the service's time `at` ± `uncertainty` (docs/service-contract.md). */
 export function settledBy(at: number, uncertainty: number): number {
 	return floorSecond(at - CHANGE_LISTED_WITHIN_MS - uncertainty);
 }

@@ -10,7 +10,7 @@ import {
 	type StoredStates,
 } from './changes';
 import { lastSettleSecond, settledBy, type PollClock } from './clock';
-import { ListWindow, type StoredWindow } from './window';
+import { openWindow, type ListWindow } from './window';
 
 /** At most this many record states are kept per record kind (about 30 bytes each). */
 export const MAX_STATES = 20_000;
@@ -22,41 +22,27 @@ type BaselineRead = 'recent' | 'issued';
 
 /** What the trigger keeps per record kind in the workflow's static data. */
 export interface StoredKind extends StoredStates {
-	/** Service time (epoch ms) the trigger started at: changes stamped before it are not reported. */
+	/** Service time the trigger started at, the follow position and the settled position (epoch ms). */
 	start: number;
-	/** Follow position: each poll reads the changes listed from it on. */
 	cursor: number;
-	/** Settled position: every change stamped before it was read after it could no longer be listed late. */
 	settled: number;
 	/** Baseline reads still to finish, in order; nothing is reported before. */
 	baseline: BaselineRead[];
-	follow?: StoredWindow;
-	settle?: StoredWindow;
-	/** The service's time less n8n's (ms) when last read: the next poll plans its first window by it. */
+	follow?: ListWindow;
+	settle?: ListWindow;
+	/** The service's time less n8n's when last read: the next poll plans its first window by it. */
 	clockOffset?: number;
 }
 
-/**
- * What the trigger knows of one record kind while a poll runs: the two positions, the windows
- * being read and the record states read, and how the next reads are planned
- * ([how](docs/choosing-a-trigger.md#how-the-polling-trigger-loses-nothing-and-repeats-nothing)).
- * The positions move only when a window was read to its end.
- */
+/** A record kind: positions, windows and states, and its next reads' plan (docs/choosing-a-trigger.md). */
 export class KindMemory {
 	readonly start: number;
-
 	cursor: number;
-
 	settled: number;
-
 	baseline: BaselineRead[];
-
 	follow: ListWindow | undefined;
-
 	settle: ListWindow | undefined;
-
 	clockOffset: number | undefined;
-
 	readonly states: RecordStates;
 
 	constructor(stored: StoredKind) {
@@ -64,9 +50,9 @@ export class KindMemory {
 		this.cursor = stored.cursor;
 		this.settled = stored.settled;
 		this.baseline = [...stored.baseline];
-		// Copies: a read that moves a window on must not change the static data n8n may not save.
-		this.follow = stored.follow && new ListWindow(stored.follow);
-		this.settle = stored.settle && new ListWindow(stored.settle);
+		// Copies: reading a window must not change static data n8n may not save.
+		this.follow = stored.follow && { ...stored.follow };
+		this.settle = stored.settle && { ...stored.settle };
 		this.clockOffset = stored.clockOffset;
 		this.states = new RecordStates(stored.start, stored);
 	}
@@ -82,10 +68,7 @@ export class KindMemory {
 		);
 	}
 
-	/**
-	 * Whether a round of the follow read fits the state bound, with what the settle read under way
-	 * may still add (its total less the states known in it).
-	 */
+	/** Whether a round of the follow read fits the state bound, with what the settle read may still add. */
 	followFits(): boolean {
 		const { settle, states } = this;
 		const toCome =
@@ -95,11 +78,8 @@ export class KindMemory {
 		return states.count() + toCome + ROUND <= MAX_STATES;
 	}
 
-	/**
-	 * The follow window, opened when none is, once the baseline is read: from the cursor, or from
-	 * the end of the settle window being read (the two split the list); or from the settled
-	 * position while few states lie between it and the cursor, so that an idle poll is one request.
-	 */
+	// From the cursor, the settle window's end (they split the list), or the settled position while few
+	// states lie between: an idle poll is one request.
 	openFollow(clock: PollClock): ListWindow | undefined {
 		if (this.follow || this.baseline.length > 0) return this.follow;
 		const fewUnsettled = this.states.count(this.settled, this.cursor - 1) < MAX_PAGE_SIZE / 2;
@@ -108,35 +88,29 @@ export class KindMemory {
 			: fewUnsettled
 				? this.settled
 				: this.cursor;
-		this.follow = ListWindow.open('follow', from, undefined, clock);
+		this.follow = openWindow('follow', from, undefined, clock);
 		return this.follow;
 	}
 
-	/**
-	 * The exact window, opened when none is: the baseline's next read, else the settle window due
-	 * now. The follow window it overlaps is closed, since the settle window reads its span.
-	 */
+	/** The exact window: the baseline's next read, else the settle window due now, which closes the follow window it overlaps. */
 	openSettle(clock: PollClock): ListWindow | undefined {
 		if (this.settle) return this.settle;
 		const [read] = this.baseline;
 		if (read === 'recent') {
-			this.settle = ListWindow.open('recent', this.settled, this.start, clock);
+			this.settle = openWindow('recent', this.settled, this.start, clock);
 		} else if (read === 'issued') {
 			const issuedFrom = Math.floor((this.start - ISSUED_WITHIN_MS) / DAY_MS - 1) * DAY_MS;
-			this.settle = ListWindow.open('issued', issuedFrom, undefined, clock);
+			this.settle = openWindow('issued', issuedFrom, undefined, clock);
 		} else {
 			const end = this.settleDue(clock);
 			if (end === undefined) return undefined;
 			if (this.follow && this.follow.from < end) this.follow = undefined;
-			this.settle = ListWindow.open('settle', this.settled, end, clock);
+			this.settle = openWindow('settle', this.settled, end, clock);
 		}
 		return this.settle;
 	}
 
-	/**
-	 * The end of the settle window due now, if one is: when it reaches the cursor (nothing else
-	 * reads that span), spans the listing bound, or the states kept fill the bound.
-	 */
+	/** The end of the settle window due now: one reaching the cursor, spanning the listing bound, or freeing states. */
 	settleDue(clock: PollClock): number | undefined {
 		const { now, uncertainty } = clock.serviceNow();
 		const end = lastSettleSecond(now, uncertainty);
@@ -147,11 +121,7 @@ export class KindMemory {
 		return end > this.settled && due ? end : undefined;
 	}
 
-	/**
-	 * A settle window's end once its first page answered: no later than the service's time of
-	 * that answer allows (a window planned by a clock that jumped is narrowed), and halved while
-	 * its states would not fit the state bound.
-	 */
+	/** A settle window's end once its first page answered: by the service's time then, halved while it would not fit the state bound. */
 	narrowedSettleEnd(window: ListWindow): number | undefined {
 		const { purpose, from, to, openedAt, uncertainty, total } = window;
 		if (purpose !== 'settle' || to === undefined) return undefined;
@@ -161,16 +131,9 @@ export class KindMemory {
 		return Math.min(end, lastSettleSecond(openedAt, uncertainty));
 	}
 
-	/**
-	 * A window read to its end moves the positions:
-	 * - a follow window moves the cursor to the second the service was in at its last page, and,
-	 *   read whole in its first page (a snapshot) from the settled position, the settled position
-	 *   up to what can no longer be listed late;
-	 * - a settle window moves the settled position to its end: the next one reads that second
-	 *   again (a stamp with fractions of it lies after its updatedTo), unless it holds a page or more;
-	 * - a baseline read is done.
-	 */
-	completed(window: StoredWindow, snapshot = false) {
+	// A window read to its end moves the positions; a settle window's last second is read again
+	// (a stamp's fractions lie after updatedTo), unless it holds a page or more.
+	completed(window: ListWindow, snapshot = false) {
 		const { purpose, from, to, openedAt, readAt, uncertainty } = window;
 		if (window === this.follow) this.follow = undefined;
 		if (window === this.settle) this.settle = undefined;
@@ -196,8 +159,8 @@ export class KindMemory {
 			settled: this.settled,
 			...this.states.toJSON(),
 			baseline: this.baseline,
-			...(this.follow ? { follow: this.follow.toJSON() } : {}),
-			...(this.settle ? { settle: this.settle.toJSON() } : {}),
+			...(this.follow ? { follow: this.follow } : {}),
+			...(this.settle ? { settle: this.settle } : {}),
 			...(this.clockOffset === undefined ? {} : { clockOffset: this.clockOffset }),
 		};
 	}

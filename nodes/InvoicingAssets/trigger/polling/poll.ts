@@ -5,29 +5,32 @@ import { byOccurrence, type PolledEvent, type PolledRecord, type RecordKind } fr
 import { PollClock } from './clock';
 import { KindMemory, readStoredKind } from './memory';
 import { beginPoll, endPoll } from './scheduler';
-import type { ListWindow, Page, PollSeam } from './window';
+import {
+	readExactly,
+	readUpward,
+	type KindRead,
+	type ListWindow,
+	type Page,
+	type PollSeam,
+} from './window';
 
-/** Where the trigger keeps its state in the node's static data. */
 const STATE_KEY = 'pollState';
 
-/** A poll takes n8n's budget (2.38+; 5 minutes on the legacy scheduler), at most this: its changes reach the workflow when it returns. */
+/** A poll takes n8n's budget, at most this: its changes reach the workflow only when it returns. */
 export const MAX_POLL_MS = 30_000;
 
 export interface PollOptions {
-	/** The trigger in this n8n process: its workflow and node. */
+	/** The trigger in this n8n process: workflow and node. */
 	key: string;
 	kinds: RecordKind[];
-	/** The event types chosen: only those are reported. */
 	wanted: Set<string>;
 	budgetMs: number;
 	warn(message: string): void;
 }
 
 /**
- * One scheduled poll: reads each kind's windows of the list within the budget, reports each
- * change once, and stores where it got to in `staticData`
- * (docs/choosing-a-trigger.md#how-the-polling-trigger-loses-nothing-and-repeats-nothing).
- * Returns the events to report, or null for none; throws what n8n is to show as the trigger's error.
+ * One scheduled poll: the events to report (or null), its state stored in `staticData`; throws n8n's trigger
+ * error (docs/choosing-a-trigger.md#how-the-polling-trigger-loses-nothing-and-repeats-nothing).
  */
 export async function runPoll(
 	seam: PollSeam,
@@ -60,10 +63,8 @@ export async function runPoll(
 	return reported.length > 0 ? reported : null;
 }
 
-/**
- * Reads each kind while its share of the time left lasts, the kind furthest behind first; what a
- * kind leaves unused goes, in a second round, to the kinds not done. A failure ends the reads.
- */
+// Each kind reads while its share of the time left lasts, the one furthest behind first; what a kind
+// leaves goes to the kinds not done, in a second round.
 async function readChanges(
 	seam: PollSeam,
 	kinds: RecordKind[],
@@ -87,13 +88,13 @@ async function readChanges(
 			try {
 				const memory = memories.get(kind) ?? (await memoryOf(seam, kind, storedKind(kind), clock));
 				memories.set(kind, memory);
-				const acceptPages = (window: ListWindow) => (page: Page) => {
+				const accept = (window: ListWindow, { records }: Page) => {
 					pagesRead += 1;
-					for (const record of page.records) {
+					for (const record of records) {
 						events.push(...memory.states.accept({ kind, record } as PolledRecord, window));
 					}
 				};
-				const done = await readKind(seam, kind, memory, clock, acceptPages, round === 0);
+				const done = await readKind({ seam, kind, clock, accept }, memory, round === 0);
 				memory.clockOffset = clock.offset;
 				if (!done) notDone.push(kind);
 			} catch (error) {
@@ -119,19 +120,9 @@ async function memoryOf(
 	return KindMemory.startingAt(now, uncertainty, kind);
 }
 
-/**
- * Reads one kind while its share of the poll lasts, in steps: each a round of the follow window
- * and a step of the exact window, so that neither waits for the other (invariant 2). One follow
- * window is read to its end per poll. Returns whether the kind is done for this poll.
- */
-async function readKind(
-	seam: PollSeam,
-	kind: RecordKind,
-	memory: KindMemory,
-	clock: PollClock,
-	acceptPages: (window: ListWindow) => (page: Page) => void,
-	firstRound: boolean,
-): Promise<boolean> {
+/** Reads a kind in steps, each a round of the follow window and one of the exact window (invariant 2): done or not. */
+async function readKind(read: KindRead, memory: KindMemory, firstRound: boolean): Promise<boolean> {
+	const { clock } = read;
 	let followed = false;
 	for (let step = 0; ; step++) {
 		// A kind's first step of a poll is read even without time left: every poll moves on (invariant 1).
@@ -142,20 +133,13 @@ async function readKind(
 			// Its first page may show by the service's clock that a settle window is due over it.
 			const keepReading = () =>
 				memory.settle !== undefined || (memory.settleDue(clock) ?? -Infinity) <= follow.from;
-			const end: 'snapshot' | 'end' | undefined = await follow.readUpward(
-				seam,
-				kind,
-				clock,
-				acceptPages(follow),
-				keepReading,
-			);
+			const end = await readUpward(follow, read, keepReading);
 			if (end) memory.completed(follow, end === 'snapshot');
 			followed = end !== undefined;
 		}
 		const exact = memory.openSettle(clock);
 		if (!follow && !exact) return true;
-		const narrowedEnd = (window: ListWindow) => memory.narrowedSettleEnd(window);
-		if (exact && (await exact.readExactly(seam, kind, clock, acceptPages(exact), narrowedEnd))) {
+		if (exact && (await readExactly(exact, read, (window) => memory.narrowedSettleEnd(window)))) {
 			memory.completed(exact);
 		}
 	}

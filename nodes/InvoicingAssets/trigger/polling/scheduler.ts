@@ -1,9 +1,5 @@
-/**
- * What n8n's schedulers need of a poll beyond finding changes: the legacy one may start a poll
- * while the last of the same trigger still runs, and the durable one saves a reporting poll's
- * state only after it returned (docs/choosing-a-trigger.md#polls-that-overlap-and-polls-n8n-gave-up).
- * Both are per n8n process.
- */
+// n8n's schedulers: the legacy one may overlap polls of a trigger, the durable one saves a reporting poll's
+// state after it returned (docs/choosing-a-trigger.md#polls-that-overlap-and-polls-n8n-gave-up). Per process.
 
 /** A poll running this long past its budget may have been given up by n8n (which allows 9 s): it stores nothing. */
 export const ABANDONED_AFTER_MS = 5_000;
@@ -12,7 +8,6 @@ export const ABANDONED_AFTER_MS = 5_000;
 export const COMMIT_WAIT_MS = 60_000;
 
 export interface PollTurn {
-	/** The trigger: its workflow and node. */
 	key: string;
 	/** The version of the static data the poll read. */
 	stateVersion: unknown;
@@ -25,10 +20,7 @@ const runningPolls = new Map<string, PollTurn>();
 /** The last poll of each trigger that reported: the state version it read, and when it returned. */
 const reportingPolls = new Map<string, { stateVersion: unknown; at: number }>();
 
-/**
- * A poll's turn, or undefined when it is to report nothing: another poll of the trigger runs, or
- * n8n has not yet saved the state the last reporting poll left (it would report the same again).
- */
+/** A poll's turn; none while another poll of the trigger runs, or n8n has not saved the last reporting one's state. */
 export function beginPoll(
 	key: string,
 	stateVersion: unknown,
@@ -45,10 +37,7 @@ export function beginPoll(
 	return turn;
 }
 
-/**
- * Ends a poll's turn. False when n8n may have given it up (a later poll took over, or it ran too
- * long): it then stores and reports nothing, and the next poll reads it again.
- */
+/** Ends a poll's turn: false when n8n may have given it up, so that it stores and reports nothing. */
 export function endPoll(turn: PollTurn, now: number, reports: boolean): boolean {
 	const current = runningPolls.get(turn.key) === turn;
 	if (current) runningPolls.delete(turn.key);

@@ -19,10 +19,8 @@ const LOOKBACK_MS = [5 * 60_000, DAY_MS, 30 * DAY_MS];
 const ANY_EVENT = { reportIssue: () => true, reportFinal: () => true };
 
 /**
- * Fetch Test Event: a recent record that matches a selected event, as the trigger would report
- * it; the position is left untouched. Per record kind it asks for one page of the records
- * changed in the last 5 minutes, day, 30 days (by the service's clock, from the first answer),
- * then of any, and stops at the first page with a match: at most 4 requests per kind.
+ * Fetch Test Event: the newest record matching a selected event, changing nothing; per kind at most
+ * one page of each look-back (docs/choosing-a-trigger.md#and-at-the-edges).
  */
 export async function findTestEvent(
 	seam: PollSeam,
