@@ -3,7 +3,8 @@
  * n8n in queue mode on this machine: Redis and PostgreSQL (services.ts), one main process
  * (editor, API, trigger registration; production webhooks switched off), workers that run the
  * executions, and webhook processes that answer the deliveries. Every process has its own user
- * folder with the packed package installed, and they share the encryption key, the owner, the
+ * folder with the packed package installed by hand (N8N_COMMUNITY_PACKAGES installs only from the
+ * npm registry: docs/queue-mode.md#by-hand), and they share the encryption key, the owner, the
  * database and Redis. Stopped by process group; folders removed on dispose.
  */
 import { randomBytes } from 'node:crypto';

@@ -20,7 +20,9 @@
  *   shown, and the README's are absolute URLs (npm's page shows no relative picture); no table row
  *   over 400 characters, no cell over 200; README.md at most 20 KiB; the troubleshooting's quoted
  *   messages are the code's, and the README's each have their entry in docs/troubleshooting.md;
- *   the exactly-once recipe of docs/repeated-deliveries.md is its example workflow's.
+ *   the exactly-once recipe of docs/repeated-deliveries.md is its example workflow's; every
+ *   N8N_COMMUNITY_PACKAGES value is one n8n reads, pinning package.json's version; the README's
+ *   try-it commands are .ci/run's.
  * - neither docs/ nor any PNG is packed.
  *
  * Prints one line per check and a closing `Checks: N passed, M failed`; exits 1 on a failure.
@@ -49,6 +51,7 @@ import { InvoicingAssetsPollingTrigger } from '../../nodes/InvoicingAssets/Invoi
 import { InvoicingAssetsTrigger } from '../../nodes/InvoicingAssets/InvoicingAssetsTrigger.node';
 import { packPackage, REPOSITORY } from '../n8n/package';
 import {
+	type DocFile,
 	brokenLinks,
 	documentationFiles,
 	markdownAnchors,
@@ -61,6 +64,7 @@ import {
 
 interface PackageJson {
 	name: string;
+	version?: string;
 	homepage?: string;
 	dependencies?: Record<string, string>;
 	optionalDependencies?: Record<string, string>;
@@ -133,6 +137,10 @@ function record(name: string, problems: string[], okDetail: string) {
 	results.push({ name, ok, detail: ok ? okDetail : problems.join('\n      ') });
 	process.stdout.write(`${ok ? '✓' : '✗'} ${name}: ${ok ? okDetail : ''}\n`);
 	if (!ok) process.stdout.write(`      ${problems.join('\n      ')}\n`);
+}
+
+function escapeRegExp(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function readJson<T>(path: string): T {
@@ -350,6 +358,75 @@ function workflowProblems(): string[] {
 }
 
 /**
+ * Each N8N_COMMUNITY_PACKAGES value the documents give is one n8n 2.41 reads (a JSON array of
+ * { name, version, checksum? }; docs/queue-mode.md) and, like every `<name>@<version>` they quote,
+ * names this package at package.json's version.
+ */
+function communityPackagesProblems(documents: DocFile[], manifest: PackageJson): string[] {
+	const problems: string[] = [];
+	for (const file of documents) {
+		for (const [, value] of file.text.matchAll(/N8N_COMMUNITY_PACKAGES='([^']*)'/g)) {
+			let entries: unknown;
+			try {
+				entries = JSON.parse(value);
+			} catch {
+				problems.push(`${file.path}: N8N_COMMUNITY_PACKAGES='${value}' is not JSON`);
+				continue;
+			}
+			const ours = Array.isArray(entries)
+				? entries.find(
+						(entry: Record<string, unknown>) =>
+							typeof entry === 'object' &&
+							entry !== null &&
+							Object.keys(entry).every((key) => ['name', 'version', 'checksum'].includes(key)) &&
+							entry.name === manifest.name,
+					)
+				: undefined;
+			if (!ours) {
+				problems.push(
+					`${file.path}: N8N_COMMUNITY_PACKAGES='${value}' has no entry {"name":"${manifest.name}","version":…} as n8n reads it`,
+				);
+			} else if (ours.version !== manifest.version) {
+				problems.push(
+					`${file.path}: N8N_COMMUNITY_PACKAGES pins ${String(ours.version)}, package.json is at ${manifest.version}`,
+				);
+			}
+		}
+		for (const [quoted, version] of file.text.matchAll(
+			new RegExp(`${escapeRegExp(manifest.name)}@(\\d+\\.\\d+\\.\\d+[\\w.-]*)`, 'g'),
+		)) {
+			if (version !== manifest.version) {
+				problems.push(`${file.path} quotes ${quoted}, package.json is at ${manifest.version}`);
+			}
+		}
+	}
+	return problems;
+}
+
+/**
+ * The README's "try it" commands are what .ci/run runs on a fresh clone: each one itself, but
+ * `npm start`, which the demo smoke check runs (`npm run test:demo`).
+ */
+function readmeCommandProblems(readme: string, manifest: PackageJson): string[] {
+	const ciRun = readFileSync(join(REPOSITORY, '.ci/run'), 'utf8');
+	const tryIt = /\*\*Try it without an account:\*\*[\s\S]*?`([^`]*&&[^`]*)`/.exec(readme)?.[1];
+	if (!tryIt) return ['README.md: no "Try it without an account" commands (`… && …`)'];
+	const problems: string[] = [];
+	for (const command of tryIt.split('&&').map((part) => part.trim())) {
+		const script = /^npm (?:run )?([\w:-]+)$/.exec(command)?.[1];
+		if (!script || !manifest.scripts?.[script]) {
+			problems.push(`README.md: "${command}" is no npm script of package.json`);
+		} else if (command === 'npm start') {
+			if (!/\bnpm run test:demo\b/.test(ciRun))
+				problems.push('.ci/run does not run npm run test:demo');
+		} else if (!new RegExp(`^step "[^"]*" ${escapeRegExp(command)}$`, 'm').test(ciRun)) {
+			problems.push(`.ci/run has no step that runs "${command}" as the README gives it`);
+		}
+	}
+	return problems;
+}
+
+/**
  * The exactly-once recipe as docs/repeated-deliveries.md tells it (the table, the Postgres node's
  * query and parameter, the Filter's condition) is docs/examples/new-invoice-exactly-once.json,
  * which the queue suite runs.
@@ -399,7 +476,6 @@ function exactlyOnceRecipeProblems(): string[] {
 
 /** Every string the node code can produce, as an anchored pattern (`${…}` parts match anything). */
 function sourceMessagePatterns(files: string[]): RegExp[] {
-	const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 	const patterns: RegExp[] = [];
 	for (const file of files) {
 		const source = ts.createSourceFile(
@@ -410,11 +486,11 @@ function sourceMessagePatterns(files: string[]): RegExp[] {
 		);
 		const visit = (node: ts.Node) => {
 			if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
-				patterns.push(new RegExp(`^${escape(node.text)}$`));
+				patterns.push(new RegExp(`^${escapeRegExp(node.text)}$`));
 			} else if (ts.isTemplateExpression(node)) {
 				const parts = [
-					escape(node.head.text),
-					...node.templateSpans.map((span) => `.*?${escape(span.literal.text)}`),
+					escapeRegExp(node.head.text),
+					...node.templateSpans.map((span) => `.*?${escapeRegExp(span.literal.text)}`),
 				];
 				// Templates that are mostly placeholders would match any quote: keep those with words.
 				const literal =
@@ -770,6 +846,17 @@ async function run(work: string) {
 		"troubleshooting quotes the code's messages",
 		quoteProblems,
 		`${everyMessage.length} messages in docs/troubleshooting.md, ${common.length} of them in the README, each produced by the code`,
+	);
+
+	record(
+		'N8N_COMMUNITY_PACKAGES in the documents',
+		communityPackagesProblems(documents, packageJson),
+		`every value is a JSON list n8n reads, pinning ${packageJson.name}@${packageJson.version}`,
+	);
+	record(
+		"the README's try-it commands run in .ci/run",
+		readmeCommandProblems(readme, packageJson),
+		'npm run setup as a step, npm start through the demo smoke check',
 	);
 
 	record(
