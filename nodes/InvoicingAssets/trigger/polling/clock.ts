@@ -36,12 +36,12 @@ export class PollClock {
 		if (answeredAt !== undefined) this.offset = answeredAt - this.now();
 	}
 
-	/** How many more rounds of page requests fit before the deadline. */
+	/** How many more rounds of page requests fit before the deadline, the last at least half. */
 	roundsLeft(): number {
 		const left = this.deadline - this.now();
 		// Before anything was measured in this poll, one round: it tells how long rounds take.
 		if (this.roundMs === undefined) return left > 0 ? 1 : 0;
-		return Math.floor(left / Math.max(1, this.roundMs));
+		return Math.round(left / Math.max(1, this.roundMs));
 	}
 
 	/** A round took `ms`: rounds are planned by the slower of the last one and the average. */
