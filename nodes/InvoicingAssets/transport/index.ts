@@ -10,6 +10,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { JSON_MEDIA_TYPE, paths, type Subscription } from './contract';
 import { toNodeApiError } from './errors';
+import { readDeliveryKey } from './notificationUrl';
+import { KnownSecrets } from './redaction';
 import { readRecord, readSubscriptionList } from './responses';
 import { sendWithRetries } from './retry';
 import { AuthenticatedSender, type ServiceContext } from './tokenRenewal';
@@ -35,8 +37,14 @@ export interface ServiceRequest {
 export class ServiceClient {
 	private readonly sender: AuthenticatedSender;
 
+	/**
+	 * The run's secrets, hidden in every error it throws: the credential's (tokenRenewal.ts) and
+	 * the delivery keys of the subscriptions it sends and lists.
+	 */
+	private readonly secrets = new KnownSecrets();
+
 	constructor(private readonly context: ServiceContext) {
-		this.sender = new AuthenticatedSender(context);
+		this.sender = new AuthenticatedSender(context, this.secrets);
 	}
 
 	/** Sends a request with retries and returns the parsed body; failures become NodeApiErrors. */
@@ -68,6 +76,7 @@ export class ServiceClient {
 	async listSubscriptions(itemIndex?: number): Promise<Subscription[]> {
 		const body = await this.request({ method: 'GET', path: paths.subscriptions, itemIndex });
 		const subscriptions = readSubscriptionList(body);
+		for (const { notificationUrl } of subscriptions ?? []) this.learnDeliveryKey(notificationUrl);
 		if (subscriptions !== undefined) return subscriptions;
 		throw new NodeOperationError(
 			this.context.getNode(),
@@ -81,6 +90,7 @@ export class ServiceClient {
 	}
 
 	async requestFull(request: ServiceRequest): Promise<IN8nHttpFullResponse> {
+		this.learnDeliveryKey(request.body?.notificationUrl);
 		const bounds = {
 			deadline: request.deadline,
 			signal: (this.context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.(),
@@ -113,7 +123,12 @@ export class ServiceClient {
 			method: request.method,
 			attempts: outcome.attempts,
 			elapsedMs: outcome.elapsedMs,
+			secrets: this.secrets,
 		});
+	}
+
+	private learnDeliveryKey(notificationUrl: unknown) {
+		if (typeof notificationUrl === 'string') this.secrets.add(readDeliveryKey(notificationUrl));
 	}
 
 	/** The node this client runs for, to name in errors. */
