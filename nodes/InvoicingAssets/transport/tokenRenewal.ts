@@ -170,7 +170,6 @@ export class AuthenticatedSender {
 		request: AuthenticatedRequest,
 	): Promise<IN8nHttpFullResponse> {
 		const reference = this.context.getNode().credentials?.[CREDENTIAL_TYPE];
-		this.learnSecretsOf(credential);
 		try {
 			return (await this.context.helpers.httpRequestWithAuthentication.call(
 				this.context,
@@ -186,12 +185,8 @@ export class AuthenticatedSender {
 				},
 			)) as IN8nHttpFullResponse;
 		} finally {
-			// A renewal left its new token in the credential (fact 1 above).
-			this.learnSecretsOf(credential);
+			// The token sent, or the one a renewal left in the credential (fact 1 above).
+			this.secrets.add(credential.clientSecret, tokenFor(credential));
 		}
-	}
-
-	private learnSecretsOf(credential: Credential) {
-		this.secrets.add(credential.clientSecret, tokenFor(credential));
 	}
 }
