@@ -40,10 +40,12 @@ export function captureN8nLog(): { lines: string[]; entries: LogEntry[]; stop: (
 		]),
 	) as unknown as Logger;
 
-	const initialise = LoggerProxy.init;
+	// Patched by hand rather than with jest.spyOn: the secret-hygiene check records it outside jest.
+	const proxy = LoggerProxy as { init: (logger: Logger) => void };
+	const initialise = proxy.init;
 	const patched = new Set<N8nLoggerPrototype>();
 	const restorers: Array<() => void> = [];
-	const initSpy = jest.spyOn(LoggerProxy, 'init').mockImplementation((logger: Logger) => {
+	proxy.init = (logger: Logger) => {
 		const prototype = Object.getPrototypeOf(logger) as N8nLoggerPrototype;
 		if (typeof prototype.log === 'function' && !patched.has(prototype)) {
 			patched.add(prototype);
@@ -55,14 +57,14 @@ export function captureN8nLog(): { lines: string[]; entries: LogEntry[]; stop: (
 			restorers.push(() => (prototype.log = log));
 		}
 		initialise(capture);
-	});
+	};
 	initialise(capture);
 	return {
 		lines,
 		entries,
 		stop: () => {
 			recording = false;
-			initSpy.mockRestore();
+			proxy.init = initialise;
 			for (const restore of restorers) restore();
 		},
 	};
