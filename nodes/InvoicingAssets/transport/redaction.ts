@@ -2,7 +2,7 @@
  * The one redaction of what a service sends back (an error text, a header, a code) before it
  * enters an error, an item or a log line: the secrets of the run by value, in every form a service
  * may quote them in (plain, URL- or form-encoded, JSON-escaped, and mixtures of these), then any
- * delivery key after `apiKey=`, known or not. See docs/troubleshooting.md, "__redacted__".
+ * delivery key after `apiKey=`, known or not (docs/troubleshooting.md, "`__redacted__` in the details").
  */
 import { DELIVERY_KEY_PARAMETER } from './contract';
 
