@@ -94,6 +94,8 @@ const JSON_SHORT_ESCAPES: Record<string, string> = {
 
 /** A pattern for one character of a secret (a backslash aside), in each form a quoting service may give it. */
 function characterForms(char: string): string {
+	// No encoding or JSON writer escapes a letter or a digit: a long token's pattern stays small.
+	if (/^[A-Za-z0-9]$/.test(char)) return char;
 	const forms = [
 		char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'),
 		[...Buffer.from(char, 'utf8')].map(percent).join(''),
@@ -119,11 +121,11 @@ function characterForms(char: string): string {
  */
 function quotedFormsOf(secret: string): string {
 	return (secret.match(/\\+|[^\\]/gu) ?? [])
-		.map((part) =>
-			part.startsWith('\\')
-				? `${BACKSLASH}{${part.length},${part.length * 16}}`
-				: `(?:${characterForms(part)})`,
-		)
+		.map((part) => {
+			if (part.startsWith('\\')) return `${BACKSLASH}{${part.length},${part.length * 16}}`;
+			const forms = characterForms(part);
+			return forms === part ? part : `(?:${forms})`;
+		})
 		.join('');
 }
 
