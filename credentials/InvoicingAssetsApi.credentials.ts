@@ -28,6 +28,7 @@ import {
 	tokenRequestForm,
 } from '../nodes/InvoicingAssets/transport/contract';
 import { triedText } from '../nodes/InvoicingAssets/transport/errors';
+import { KnownSecrets } from '../nodes/InvoicingAssets/transport/redaction';
 import { readAccessToken, readIdentityError } from '../nodes/InvoicingAssets/transport/responses';
 import { sendWithRetries } from '../nodes/InvoicingAssets/transport/retry';
 import {
@@ -126,12 +127,14 @@ async function requestToken(
 		{ method: 'POST', harmlessToRepeat: TOKEN_REQUEST_IS_HARMLESS_TO_REPEAT, ...bounds },
 	);
 	const retried = triedText(outcome.attempts, outcome.elapsedMs);
+	// The identity service may quote the form it was sent, secret included (and a token stored).
+	const secrets = new KnownSecrets([credentials.clientSecret, tokenFor(credentials)]);
 	const { response } = outcome;
 	if (!response) {
 		// The request error carries the form, secret included: only its message was read.
 		throw credentialError(
 			'The identity service could not be reached',
-			`Check the Identity Service URL (${identityUrl}). The connection failed: ${outcome.failure?.message}.${retried}`,
+			`Check the Identity Service URL (${identityUrl}). The connection failed: ${secrets.redact(String(outcome.failure?.message))}.${retried}`,
 		);
 	}
 
@@ -169,7 +172,7 @@ async function requestToken(
 		'Check the Identity Service URL, the Scope and the API key.';
 	throw credentialError(
 		`The identity service refused the token request (HTTP ${response.statusCode})`,
-		`${said}${retried}`,
+		`${secrets.redact(said)}${retried}`,
 	);
 }
 

@@ -9,6 +9,8 @@
  * the marker and for each recorded value: test output, n8n's logs, executions and workflows
  * exported through the API, n8n's database files, the simulator's request and delivery logs, the
  * error messages the checks saw, and this run's own output (run.ts keeps a copy) and table.
+ * A secret of characters outside base64url (a quoting service's test, echo-service.ts) is looked
+ * for in every form a service quotes it in as well: URL- and form-encoded, JSON-escaped.
  *
  * The suites: `.ci/run` runs every suite once, already with this marker and with its records,
  * artifacts and output in the folder INVOICING_SECRET_SCAN_DIR names; that folder is scanned here
@@ -27,9 +29,11 @@ import {
 } from 'node:fs';
 import { basename, join } from 'node:path';
 
+import { quotedForms } from '../harness/secrets';
 import { ARTIFACTS_DIR_ENV, EXPORT_FAILED_FILE } from '../n8n/artifacts';
 import { REPOSITORY } from '../n8n/package';
 import { SECRET_MARKER_ENV, SECRET_RECORD_DIR_ENV } from '../simulator';
+import { ECHO_SERVICE_DIR, echoingServiceCheck } from './echo-service';
 import { OWN_OUTPUT_FILE, type RunContext } from './support';
 
 const ITEM = '7 secrets';
@@ -114,14 +118,41 @@ function recordedSecrets(files: string[]): Map<string, string> {
 	return secrets;
 }
 
+/** The characters of base64url and of a delivery key (nonce.proof): a secret of these alone is found by its runs. */
+const RUN_CHARACTERS = /^[A-Za-z0-9_.-]*$/;
+
+/** A text as the scan reads files: its UTF-8 bytes as latin1. */
+function asScanned(text: string): string {
+	return Buffer.from(text, 'utf8').toString('latin1');
+}
+
+/**
+ * Every form a quoting service gives each recorded secret of other characters (quotedForms), as
+ * the scan reads it, with its kind and form: the runs of hitsIn cannot find those.
+ */
+function quotedFormsOf(secrets: Map<string, string>): Map<string, string> {
+	const forms = new Map<string, string>();
+	for (const [value, kind] of secrets) {
+		if (RUN_CHARACTERS.test(value)) continue;
+		for (const [form, name] of quotedForms(value)) forms.set(asScanned(form), `${kind} (${name})`);
+	}
+	return forms;
+}
+
 /** Occurrences of the marker and of any recorded secret in `text` (binary files read as latin1). */
 function hitsIn(
 	text: string,
 	marker: string,
 	secrets: Map<string, string>,
 	lengths: number[],
+	quoted: Map<string, string>,
 ): string[] {
 	const hits: string[] = [];
+	for (const [form, kind] of quoted) {
+		for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
+			hits.push(`${kind} at ${at}`);
+		}
+	}
 	for (let at = text.indexOf(marker); marker && at !== -1; at = text.indexOf(marker, at + 1)) {
 		hits.push(`marker at ${at}`);
 	}
@@ -203,6 +234,7 @@ export async function hygieneCheck(ctx: RunContext) {
 	const earlier = process.env[SCAN_DIR_ENV];
 	if (earlier) checkEarlierSuites(ctx, earlier, marker);
 	else await runSuites(ctx);
+	await echoingServiceCheck(ctx);
 
 	writeOwnRecords(ctx);
 	const roots = earlier ? [ctx.workDir, earlier] : [ctx.workDir];
@@ -213,6 +245,7 @@ export async function hygieneCheck(ctx: RunContext) {
 	};
 	const secrets = recordedSecrets(files);
 	const lengths = [...new Set([...secrets.keys()].map((value) => value.length))];
+	const quoted = quotedFormsOf(secrets);
 	const kinds = new Map<string, number>();
 	for (const kind of secrets.values()) kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
 	ctx.report.info(
@@ -224,16 +257,31 @@ export async function hygieneCheck(ctx: RunContext) {
 	);
 
 	// The scanner itself must find what it looks for: a marker token and a recorded delivery key,
-	// planted in a text the way a log would hold them.
+	// planted in a text the way a log would hold them, and a secret of other characters as a
+	// quoting service gives it, form-encoded and JSON-escaped.
 	const deliveryKey = [...secrets].find(([, kind]) => kind === 'deliveryKey')?.[0] ?? '';
-	const planted = `GET /webhook/x?apiKey=${deliveryKey}&a=1 Authorization: Bearer ${marker}tkCANARY`;
-	const canary = hitsIn(planted, marker, secrets, lengths).length;
+	const odd =
+		[...secrets].find(
+			([value, kind]) => kind === 'clientSecret' && !RUN_CHARACTERS.test(value),
+		)?.[0] ?? '';
+	const planted = [
+		`GET /webhook/x?apiKey=${deliveryKey}&a=1`,
+		`Authorization: Bearer ${marker}tkCANARY`,
+		`{"error_description":"${JSON.stringify(new URLSearchParams({ client_secret: odd }).toString()).slice(1, -1)}"}`,
+		`said: ${JSON.stringify(odd)}`,
+	];
+	const found = planted.filter(
+		(text) => hitsIn(asScanned(text), marker, secrets, lengths, quoted).length > 0,
+	).length;
 	ctx.report.check(
 		ITEM,
-		'the scan finds a planted token and delivery key',
-		canary,
-		'2',
-		canary === 2 && deliveryKey !== '',
+		'the scan finds a planted token, delivery key, and a secret of other characters form-encoded and JSON-escaped',
+		`${found} / ${planted.length}`,
+		'all',
+		found === planted.length && deliveryKey !== '' && odd !== '',
+		odd === ''
+			? 'no client secret of other characters was recorded (echo-service.ts makes one)'
+			: undefined,
 	);
 
 	// An n8n whose export through the API failed left nothing of its own to scan there: the two
@@ -267,6 +315,11 @@ export async function hygieneCheck(ctx: RunContext) {
 			test: (path) => path.endsWith('error-messages.txt'),
 		},
 		{
+			label:
+				'the echoing service’s runs: errors, items, executions as n8n-core keeps them, its log',
+			test: (path) => path.includes(`/${ECHO_SERVICE_DIR}/`),
+		},
+		{
 			label: 'this run’s own stdout and stderr, and its table so far',
 			test: (path) => path.endsWith(OWN_OUTPUT_FILE) || path.endsWith('report-so-far.txt'),
 		},
@@ -278,7 +331,7 @@ export async function hygieneCheck(ctx: RunContext) {
 		for (const file of scanned) {
 			const text = readFileSync(file, 'latin1');
 			bytes += statSync(file).size;
-			for (const hit of hitsIn(text, marker, secrets, lengths))
+			for (const hit of hitsIn(text, marker, secrets, lengths, quoted))
 				found.push(`${named(file)}: ${hit}`);
 		}
 		const failedExports = place.exported ? exportFailures : [];

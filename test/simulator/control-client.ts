@@ -206,6 +206,11 @@ export class SimulatorControlClient {
 		return this.call('POST', '/control/deviations', deviations);
 	}
 
+	/** Test switch: error answers quote the request back, secrets included (echo.ts). */
+	setEchoRequests(on: boolean): Promise<void> {
+		return this.call('POST', '/control/echo', { requests: on });
+	}
+
 	seed(options: {
 		invoices?: number;
 		assets?: number;

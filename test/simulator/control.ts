@@ -29,6 +29,7 @@
  *   POST   /control/invoices/:number/restamp  { updatedAt, deviation? } -> { invoice } (also assets)
  *   POST   /control/lists                     Partial<ListShape> (order, totalItems,
  *                                               subscriptionList) -> 204
+ *   POST   /control/echo                      { requests: boolean }: error answers quote the request -> 204
  *   GET    /control/deliveries?eventId=&subscriptionId=   { inFlight, options, entries }
  *   DELETE /control/deliveries                clear the attempts log -> 204
  *   POST   /control/deliveries/options        Partial<DeliveryOptions> -> DeliveryOptions
@@ -195,6 +196,12 @@ async function handleControl(sim: Simulator, req: IncomingMessage): Promise<SimR
 		}
 		case 'POST lists':
 			sim.setListShape(readListShape(body));
+			return { status: 204 };
+		case 'POST echo':
+			if (typeof body.requests !== 'boolean') {
+				return serviceError(400, 'bad_request', 'requests must be true or false.');
+			}
+			sim.setEchoRequests(body.requests);
 			return { status: 204 };
 		case 'POST assets/:id/update':
 		case 'POST assets/:id/retire': {

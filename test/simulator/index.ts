@@ -136,6 +136,8 @@ export interface SimulatorOptions {
 	onRequest?: (request: ArrivingRequest) => void;
 	/** The service's clock against the real one, e.g. -180000 for three minutes behind. */
 	clockOffsetMs?: number;
+	/** Every error answer quotes the request back (see setEchoRequests); off unless given. */
+	echoRequests?: boolean;
 }
 
 export interface SimulatorData {
@@ -260,6 +262,12 @@ export interface Simulator {
 	 * only `ms` later (real time). undefined: at once again.
 	 */
 	setCreateCommitDelay(ms: number | undefined): void;
+	/**
+	 * Test switch: every error answer of the identity service and the Data Service quotes the
+	 * request back (URL, headers, body: secrets included), plain, JSON-escaped and URL-encoded
+	 * (echo.ts), as a careless service or a broken gateway does.
+	 */
+	setEchoRequests(on: boolean): void;
 	faults: {
 		add(rule: FaultRule): ActiveFault;
 		remove(id: string): boolean;
@@ -340,6 +348,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		commitDelayMs?: number;
 		shape: ListShape;
 	} = { shape: { ...CONTRACT_LIST_SHAPE } };
+	let echoRequests = options.echoRequests ?? false;
 	const routeContext = {
 		clock,
 		clients,
@@ -356,6 +365,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		listPagingDeviation: () => listing.deviation,
 		listShape: () => listing.shape,
 		createCommitDelayMs: () => listing.commitDelayMs,
+		echoRequests: () => echoRequests,
 	};
 
 	const sockets = new Set<Socket>();
@@ -512,6 +522,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		},
 		setListShape: (shape) => {
 			listing.shape = { ...CONTRACT_LIST_SHAPE, ...shape };
+		},
+		setEchoRequests: (on) => {
+			echoRequests = on;
 		},
 		faults: {
 			add: (rule) => faults.add(rule),

@@ -56,6 +56,7 @@ import {
 import type { SimulatorClock } from './clock';
 import type { ContractMonitor } from './contract-check';
 import { isAssetStatus, isInvoiceStatus, type DataStore } from './data';
+import { withRequestEcho } from './echo';
 import type { FaultInjector } from './faults';
 import type { OpenApiOperation } from './openapi';
 import {
@@ -111,6 +112,8 @@ export interface RouteContext {
 	listPagingDeviation: () => ListPagingDeviation | undefined;
 	/** The lists' order, counting and the subscription list's form (test switches within the contract). */
 	listShape: () => ListShape;
+	/** Whether error answers quote the request back (a test switch, echo.ts). */
+	echoRequests: () => boolean;
 	/** The production service URL, for Location headers. */
 	serviceUrl: () => string;
 	/** Told of each request as it arrives (SimulatorOptions.onRequest). */
@@ -261,10 +264,20 @@ async function handle(
 	const received = { server: listener, method, path: contractPath };
 	let operation: OpenApiOperation | undefined;
 	ctx.onRequest?.({ route: entry.route, method, remotePort: entry.remotePort });
+	let requestBody: Buffer | undefined;
 	const finish = (answer: SimResponse | null) => {
-		const response = answer && {
-			...answer,
-			headers: { date: ctx.clock.now().toUTCString(), ...answer.headers },
+		const echoed =
+			answer && ctx.echoRequests()
+				? withRequestEcho(
+						answer,
+						{ method, url: rawUrl, headers: req.headers, body: requestBody },
+						listener,
+						ctx.secretRecord,
+					)
+				: answer;
+		const response = echoed && {
+			...echoed,
+			headers: { date: ctx.clock.now().toUTCString(), ...echoed.headers },
 		};
 		if (response) {
 			writeResponse(res, response);
@@ -283,6 +296,7 @@ async function handle(
 	};
 
 	const body = await readBody(req);
+	if (body.ok) requestBody = body.body;
 	if (!(!body.ok && body.reason === 'aborted')) {
 		operation = ctx.contract.checkRequest({
 			...received,

@@ -3,7 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { RETRYABLE_STATUSES } from './contract';
 import { readHeader, readRetryAfterMs, readServiceError } from './responses';
-import { redactDeliveryKeysInText } from './notificationUrl';
+import { KnownSecrets } from './redaction';
 
 /** What a failed request left us: never the request itself, which carries the bearer token. */
 export interface HttpFailure {
@@ -107,6 +107,8 @@ export interface FailureContext {
 	/** What the retries did, when they gave up. */
 	attempts?: number;
 	elapsedMs?: number;
+	/** The run's secrets, hidden wherever the failure's texts quote them. */
+	secrets?: KnownSecrets;
 }
 
 /** " Tried N times over N s." after more than one attempt, else nothing. */
@@ -117,9 +119,13 @@ export function triedText(attempts = 1, elapsedMs = 0): string {
 /**
  * One clear NodeApiError for a failed service call; the service's own message goes in the
  * description. A network error, and a status STATUS_MESSAGES does not list, get n8n's wording.
+ * Every text of the failure passes the run's redaction first: a service may quote what it was sent.
  */
 export function toNodeApiError(failure: HttpFailure, context: FailureContext): NodeApiError {
 	const { node, itemIndex, subject } = context;
+	const secrets = context.secrets ?? new KnownSecrets();
+	const redact = <T extends string | null | undefined>(text: T): T =>
+		(typeof text === 'string' ? secrets.redact(text) : text) as T;
 	const retried = triedText(context.attempts, context.elapsedMs);
 	// A create whose answer was lost or was a fault may have happened all the same; sending it again could repeat it.
 	const mayHaveActed =
@@ -131,14 +137,15 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 
 	if (failure.status === undefined) {
 		// n8n words a network error by its code, e.g. ECONNREFUSED: "The service refused the connection - perhaps it is offline".
+		const message = redact(failure.message);
 		return new NodeApiError(
 			node,
-			{ message: failure.message, code: failure.code ?? null },
+			{ message, code: failure.code ?? null },
 			{
 				description:
 					failure.code === undefined
-						? failure.description
-						: `${failure.message}.${retried}${unconfirmed}`,
+						? redact(failure.description)
+						: `${message}.${retried}${unconfirmed}`,
 				itemIndex,
 			},
 		);
@@ -148,7 +155,7 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 	const serviceError = readServiceError(failure.body);
 	let known: { message: string; hint: string } | undefined = STATUS_MESSAGES[status];
 	if (status >= 300 && status < 400) {
-		const location = readHeader(failure.headers, 'location');
+		const location = redact(readHeader(failure.headers, 'location'));
 		known = {
 			message: `The service answered with a redirect (HTTP ${status})`,
 			hint: `${location ? `It points to ${location}. ` : ''}Redirects are not followed, so that the access token is never sent to another address. Check the credential’s Base URL: it must be the service’s own address for the chosen environment.`,
@@ -157,12 +164,11 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 		known = { message: `${subject} was not found`, hint: STATUS_MESSAGES[404].hint };
 	}
 	const hint = known?.hint ?? '';
-	// The service's text may echo what it was sent, such as a notification URL with its key.
 	const serviceSays = serviceError.message
-		? `The service said: ${redactDeliveryKeysInText(serviceError.message.trim()).replace(/\.+$/, '')}. `
+		? `The service said: ${redact(serviceError.message.trim()).replace(/\.+$/, '')}. `
 		: '';
 	// The service's own error code travels on the error, e.g. to tell "no such subscription" from a gateway's 404.
-	const errorResponse = { httpCode: String(status), code: serviceError.code ?? null };
+	const errorResponse = { httpCode: String(status), code: redact(serviceError.code) ?? null };
 	return new NodeApiError(node, errorResponse, {
 		message: known?.message,
 		description: `${serviceSays}${hint}${retried}${unconfirmed}`.trim() || undefined,

@@ -10,7 +10,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { JSON_MEDIA_TYPE, paths, type Subscription } from './contract';
 import { toNodeApiError } from './errors';
+import { readDeliveryKey } from './notificationUrl';
 import { readAllPages, type ListForm } from './pageReader';
+import { KnownSecrets } from './redaction';
 import { readRecord, readSubscriptionListPage } from './responses';
 import { sendWithRetries } from './retry';
 import { AuthenticatedSender, type ServiceContext } from './tokenRenewal';
@@ -45,8 +47,14 @@ const SUBSCRIPTION_LIST: ListForm<Subscription> = {
 export class ServiceClient {
 	private readonly sender: AuthenticatedSender;
 
+	/**
+	 * The run's secrets, hidden in every error it throws: the credential's (tokenRenewal.ts) and
+	 * the delivery keys of the subscriptions it sends and lists.
+	 */
+	private readonly secrets = new KnownSecrets();
+
 	constructor(private readonly context: ServiceContext) {
-		this.sender = new AuthenticatedSender(context);
+		this.sender = new AuthenticatedSender(context, this.secrets);
 	}
 
 	/** Sends a request with retries and returns the parsed body; failures become NodeApiErrors. */
@@ -79,10 +87,17 @@ export class ServiceClient {
 	async listSubscriptions(
 		read: { itemIndex?: number; limit?: number } = {},
 	): Promise<Subscription[]> {
-		return await readAllPages(this, { path: paths.subscriptions, ...read }, SUBSCRIPTION_LIST);
+		const subscriptions = await readAllPages<Subscription>(
+			this,
+			{ path: paths.subscriptions, ...read },
+			SUBSCRIPTION_LIST,
+		);
+		for (const { notificationUrl } of subscriptions) this.learnDeliveryKey(notificationUrl);
+		return subscriptions;
 	}
 
 	async requestFull(request: ServiceRequest): Promise<IN8nHttpFullResponse> {
+		this.learnDeliveryKey(request.body?.notificationUrl);
 		const bounds = {
 			deadline: request.deadline,
 			signal: (this.context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.(),
@@ -115,7 +130,12 @@ export class ServiceClient {
 			method: request.method,
 			attempts: outcome.attempts,
 			elapsedMs: outcome.elapsedMs,
+			secrets: this.secrets,
 		});
+	}
+
+	private learnDeliveryKey(notificationUrl: unknown) {
+		if (typeof notificationUrl === 'string') this.secrets.add(readDeliveryKey(notificationUrl));
 	}
 
 	/** The node this client runs for, to name in errors. */

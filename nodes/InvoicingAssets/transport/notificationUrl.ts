@@ -1,9 +1,10 @@
 /**
  * The notification URL of a subscription and the delivery key it carries (the query argument
- * DELIVERY_KEY_PARAMETER of contract.ts): add it, read it, take it out, and hide it wherever a
- * URL or a text may reach output, errors or logs.
+ * DELIVERY_KEY_PARAMETER of contract.ts): add it, read it, take it out, and hide it in a URL
+ * that reaches output (a service's text passes redaction.ts).
  */
 import { DELIVERY_KEY_PARAMETER } from './contract';
+import { REDACTED, redactDeliveryKeys } from './redaction';
 
 export function withDeliveryKey(notificationUrl: string, deliveryKey: string): string {
 	const url = new URL(notificationUrl);
@@ -34,13 +35,6 @@ export function redactDeliveryKey(notificationUrl: string): string {
 		url.searchParams.set(DELIVERY_KEY_PARAMETER, REDACTED);
 		return url.toString();
 	} catch {
-		return redactDeliveryKeysInText(notificationUrl);
+		return redactDeliveryKeys(notificationUrl);
 	}
 }
-
-/** Free text (e.g. a service's error message) with every delivery key in it replaced. */
-export function redactDeliveryKeysInText(text: string): string {
-	return text.replace(new RegExp(`(${DELIVERY_KEY_PARAMETER}=)[^&#\\s"']*`, 'gi'), `$1${REDACTED}`);
-}
-
-export const REDACTED = '__redacted__';

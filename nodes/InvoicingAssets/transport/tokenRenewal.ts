@@ -25,6 +25,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { TOKEN_REFUSED_STATUS } from './contract';
+import type { KnownSecrets } from './redaction';
 import type { RetryBounds } from './retry';
 import { baseUrlOf, tokenFor } from './tokenBinding';
 
@@ -62,7 +63,11 @@ export class AuthenticatedSender {
 
 	private firstRequest?: Promise<unknown>;
 
-	constructor(private readonly context: ServiceContext) {}
+	/** `secrets` learns the client secret and every token the run sends, the refused one too. */
+	constructor(
+		private readonly context: ServiceContext,
+		private readonly secrets: KnownSecrets,
+	) {}
 
 	/** The credential as the run's requests are sent with it now. */
 	async current(): Promise<Credential> {
@@ -165,18 +170,23 @@ export class AuthenticatedSender {
 		request: AuthenticatedRequest,
 	): Promise<IN8nHttpFullResponse> {
 		const reference = this.context.getNode().credentials?.[CREDENTIAL_TYPE];
-		return (await this.context.helpers.httpRequestWithAuthentication.call(
-			this.context,
-			CREDENTIAL_TYPE,
-			{ ...request, url: `${baseUrlOf(credential)}${path}` },
-			{
-				credentialsDecrypted: {
-					id: reference?.id ?? '',
-					name: reference?.name ?? '',
-					type: CREDENTIAL_TYPE,
-					data: credential,
+		try {
+			return (await this.context.helpers.httpRequestWithAuthentication.call(
+				this.context,
+				CREDENTIAL_TYPE,
+				{ ...request, url: `${baseUrlOf(credential)}${path}` },
+				{
+					credentialsDecrypted: {
+						id: reference?.id ?? '',
+						name: reference?.name ?? '',
+						type: CREDENTIAL_TYPE,
+						data: credential,
+					},
 				},
-			},
-		)) as IN8nHttpFullResponse;
+			)) as IN8nHttpFullResponse;
+		} finally {
+			// The token sent, or the one a renewal left in the credential (fact 1 above).
+			this.secrets.add(credential.clientSecret, tokenFor(credential));
+		}
 	}
 }

@@ -2,7 +2,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { REQUEST_TIMEOUT_MS } from '../../../nodes/InvoicingAssets/transport/retry';
-import { REDACTED } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
+import { REDACTED } from '../../../nodes/InvoicingAssets/transport/redaction';
 import { shortenRequestTimeouts } from '../../harness/request-timeouts';
 import {
 	expectNoSecrets,
