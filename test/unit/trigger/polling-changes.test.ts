@@ -3,7 +3,7 @@ import { readServiceTime } from '../../../nodes/InvoicingAssets/transport/respon
 import { CHANGE_LISTED_WITHIN_MS as LISTED_WITHIN_MS } from '../../../nodes/InvoicingAssets/transport/contract';
 import {
 	digestOf,
-	FINAL_REMEMBERED_MS,
+	STATUS_REMEMBERED_MS,
 	ISSUED_WITHIN_MS,
 	type PolledRecord,
 } from '../../../nodes/InvoicingAssets/trigger/polling/changes';
@@ -155,9 +155,9 @@ describe('the Polling Trigger’s memory of issues and final states', () => {
 		expect(ids(accept(memory, invoice(2, T0 - 2 * DAY, T0 + 1000), follow, T0 + DAY))).toEqual([
 			'invoice.issued:INV-2',
 		]);
-		expect(
-			accept(memory, invoice(2, T0 - 2 * DAY, T0 + 2000, 'overdue'), follow, T0 + DAY),
-		).toEqual([]);
+		// Its later change is never an issue again; overdue, it is an Invoice Overdue once.
+		const overdue = invoice(2, T0 - 2 * DAY, T0 + 2000, 'overdue');
+		expect(ids(accept(memory, overdue, follow, T0 + DAY))).toEqual(['invoice.overdue:INV-2']);
 		expect(accept(memory, invoice(3, T0 - 3 * DAY, T0 + 1000), follow, T0 + DAY)).toEqual([]);
 		const settle = window('settle', memory.settled, T0 + DAY, T0);
 		expect(
@@ -165,18 +165,34 @@ describe('the Polling Trigger’s memory of issues and final states', () => {
 		).toEqual(['invoice.issued:INV-4']);
 	});
 
-	test(`final states are remembered ${FINAL_REMEMBERED_MS / DAY} days, exactly; issues until they could no longer be reported`, () => {
+	test('an invoice read overdue is reported once as overdue, paid later as paid; issued and overdue between two polls gives both', () => {
+		const memory = started();
+		const follow = window('follow', memory.cursor, T0 + DAY);
+		const read = (status: string, updatedAt: number, number = 1) =>
+			ids(accept(memory, invoice(number, T0, updatedAt, status), follow, T0 + DAY));
+		expect(read('issued', T0 + 1000)).toEqual(['invoice.issued:INV-1']);
+		expect(read('overdue', T0 + 2000)).toEqual(['invoice.overdue:INV-1']);
+		// Edited while overdue: the same status is not reported again.
+		expect(read('overdue', T0 + 3000)).toEqual([]);
+		expect(read('paid', T0 + 4000)).toEqual(['invoice.paid:INV-1']);
+		expect(read('overdue', T0 + 1000, 2)).toEqual([
+			'invoice.issued:INV-2',
+			'invoice.overdue:INV-2',
+		]);
+	});
+
+	test(`statuses are remembered ${STATUS_REMEMBERED_MS / DAY} days, exactly; issues until they could no longer be reported`, () => {
 		const memory = started();
 		const follow = window('follow', memory.cursor, T0);
 		accept(memory, invoice(1, T0, T0 + 1000, 'paid'), follow, T0);
-		const stored = () => JSON.stringify([memory.toJSON().issued, memory.toJSON().final]);
+		const stored = () => JSON.stringify([memory.toJSON().issued, memory.toJSON().statuses]);
 		const forgetAt = (now: number) => memory.completed(window('follow', memory.cursor, now));
 		expect(stored()).toContain('"INV-1"');
 		forgetAt(T0 + ISSUED_WITHIN_MS + 2 * DAY);
 		expect(stored()).not.toContain('"INV-1"');
-		forgetAt(T0 + FINAL_REMEMBERED_MS - DAY);
+		forgetAt(T0 + STATUS_REMEMBERED_MS - DAY);
 		expect(stored()).toContain('paid INV-1');
-		forgetAt(T0 + FINAL_REMEMBERED_MS + 2 * DAY);
+		forgetAt(T0 + STATUS_REMEMBERED_MS + 2 * DAY);
 		expect(stored()).not.toContain('paid INV-1');
 	});
 
@@ -195,7 +211,7 @@ describe('the Polling Trigger’s memory of issues and final states', () => {
 					if (memory.states.reportIssue(`INV-${number}`, { issuedAt: now, latest: now })) {
 						reported += 1;
 					}
-					if (memory.states.reportFinal('paid', `INV-${number}`)) reported += 1;
+					if (memory.states.reportStatus('paid', `INV-${number}`)) reported += 1;
 				}
 			}
 			expect(reported).toBe(2 * 30 * perDay);

@@ -26,8 +26,7 @@ describe('the Polling Trigger’s description', () => {
 		const webhookValues = (webhookEvents?.options ?? []).map((option) =>
 			'value' in option ? option.value : '',
 		);
-		// Invoice Overdue waits for the Polling Trigger's code that reports it (issue 39, item 3).
-		const notPollable = ['asset.created', 'invoice.overdue'];
+		const notPollable = ['asset.created'];
 		expect(values).toEqual(webhookValues.filter((value) => !notPollable.includes(String(value))));
 		expect(EVENT_TYPES).toEqual(expect.arrayContaining(notPollable));
 	});

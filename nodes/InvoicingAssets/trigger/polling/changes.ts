@@ -16,6 +16,7 @@ export const POLLABLE_EVENT_TYPES = [
 	'invoice.issued',
 	'invoice.paid',
 	'invoice.cancelled',
+	'invoice.overdue',
 	'asset.updated',
 	'asset.retired',
 ] as const satisfies readonly EventType[];
@@ -32,8 +33,8 @@ export const SECOND_MS = 1000;
 export const DAY_MS = 24 * 60 * 60 * SECOND_MS;
 /** How long after its issueDate an invoice first seen is reported as issued. */
 export const ISSUED_WITHIN_MS = 3 * DAY_MS;
-/** How long a final state reported (paid, cancelled, retired) is remembered. */
-export const FINAL_REMEMBERED_MS = 30 * DAY_MS;
+/** How long a status reported (paid, cancelled, overdue, retired) is remembered. */
+export const STATUS_REMEMBERED_MS = 30 * DAY_MS;
 /** How long after it was last listed a state whose stamp gives it no place in time is remembered. */
 export const UNPLACED_REMEMBERED_MS = DAY_MS;
 
@@ -45,7 +46,7 @@ export type PolledEvent = ServiceEvent & { subscriptionId: null; data: IDataObje
 /** What the trigger reported of records before; each call answers whether to report it now, and remembers it. */
 export interface ReportedBefore {
 	reportIssue(invoiceNumber: string, issue: IssueMoments): boolean;
-	reportFinal(status: string, id: string): boolean;
+	reportStatus(status: string, id: string): boolean;
 }
 
 /** As stored: `seen` is `ID digest` by `updatedAt`; the rest by the day they may be forgotten. */
@@ -53,7 +54,7 @@ export interface StoredStates {
 	seen: Record<string, string[]>;
 	unplaced: Record<string, string[]>;
 	issued: Record<string, string[]>;
-	final: Record<string, string[]>;
+	statuses: Record<string, string[]>;
 }
 
 /** Keys that expire, stored by the day (epoch days) they may be forgotten: compact and exact. */
@@ -89,8 +90,8 @@ export class RecordStates implements ReportedBefore {
 	private readonly seen = new Map<string, { updatedAt: string; stamp: number | undefined }>();
 	private readonly unplaced: ExpiringSet;
 	private readonly issued: ExpiringSet;
-	private readonly final: ExpiringSet;
-	/** The service's time of the page being read: what issues and final states are timed by. */
+	private readonly statuses: ExpiringSet;
+	/** The service's time of the page being read: what issues and statuses are timed by. */
 	serviceTime = 0;
 
 	constructor(
@@ -104,7 +105,11 @@ export class RecordStates implements ReportedBefore {
 		}
 		this.unplaced = new ExpiringSet(stored.unplaced, shortDigestKey);
 		this.issued = new ExpiringSet(stored.issued);
-		this.final = new ExpiringSet(stored.final);
+		// 0.1.0 stored the statuses reported as `final`.
+		this.statuses = new ExpiringSet({
+			...(stored as { final?: StoredStates['statuses'] }).final,
+			...stored.statuses,
+		});
 	}
 
 	/** How many record states are kept (stamped within [from, to] when given). */
@@ -167,23 +172,23 @@ export class RecordStates implements ReportedBefore {
 	reportIssue(invoiceNumber: string, { latest }: IssueMoments): boolean {
 		if (this.issued.has(invoiceNumber)) return false;
 		if (latest !== undefined && latest + ISSUED_WITHIN_MS < this.serviceTime) return false;
-		// An issueDate that cannot be read: reported once, and remembered as long as final states.
+		// An issueDate that cannot be read: reported once, and remembered as long as statuses.
 		const until =
-			latest === undefined ? this.serviceTime + FINAL_REMEMBERED_MS : latest + ISSUED_WITHIN_MS;
+			latest === undefined ? this.serviceTime + STATUS_REMEMBERED_MS : latest + ISSUED_WITHIN_MS;
 		this.issued.add(invoiceNumber, until);
 		return true;
 	}
 
-	reportFinal(status: string, id: string): boolean {
+	reportStatus(status: string, id: string): boolean {
 		const key = `${status} ${id}`;
-		if (this.final.has(key)) return false;
-		this.final.add(key, this.serviceTime + FINAL_REMEMBERED_MS);
+		if (this.statuses.has(key)) return false;
+		this.statuses.add(key, this.serviceTime + STATUS_REMEMBERED_MS);
 		return true;
 	}
 
 	/** Forgets what no window lists any more: states stamped before `settled` or a day past `now`, unless unplaced. */
 	forget(settled: number, now: number) {
-		for (const memory of [this.issued, this.final, this.unplaced]) memory.forgetBefore(now);
+		for (const memory of [this.issued, this.statuses, this.unplaced]) memory.forgetBefore(now);
 		for (const [key, { stamp }] of this.seen) {
 			const listable =
 				stamp !== undefined && stamp >= settled && stamp <= now + UNPLACED_REMEMBERED_MS;
@@ -198,7 +203,7 @@ export class RecordStates implements ReportedBefore {
 			seen,
 			unplaced: this.unplaced.toJSON(),
 			issued: this.issued.toJSON(),
-			final: this.final.toJSON(),
+			statuses: this.statuses.toJSON(),
 		};
 	}
 }
@@ -237,7 +242,7 @@ export function eventsOf(
 	const event = (eventType: PollableEventType, eventId: string, occurredAt = updatedAt) =>
 		({ eventId, eventType, occurredAt, subscriptionId: null, data }) as PolledEvent;
 	if (polled.kind === 'asset') {
-		if (polled.record.status === 'retired' && before.reportFinal('retired', id)) {
+		if (polled.record.status === 'retired' && before.reportStatus('retired', id)) {
 			return [event('asset.retired', `asset.retired:${id}`)];
 		}
 		return [event('asset.updated', `asset.updated:${id}:${updatedAt}:${digest}`)];
@@ -250,8 +255,8 @@ export function eventsOf(
 		const occurredAt = issuedAt === undefined ? updatedAt : toServiceTimestamp(new Date(issuedAt));
 		events.push(event('invoice.issued', `invoice.issued:${id}`, occurredAt));
 	}
-	for (const status of ['paid', 'cancelled'] as const) {
-		if (invoice.status === status && before.reportFinal(status, id)) {
+	for (const status of ['paid', 'cancelled', 'overdue'] as const) {
+		if (invoice.status === status && before.reportStatus(status, id)) {
 			events.push(event(`invoice.${status}`, `invoice.${status}:${id}`));
 		}
 	}

@@ -171,5 +171,12 @@ export function readStoredKind(value: unknown): StoredKind | undefined {
 	const stored = (typeof value === 'object' && value !== null ? value : {}) as Partial<StoredKind>;
 	if (![stored.start, stored.cursor, stored.settled].every(Number.isFinite)) return undefined;
 	if (Object.values(stored.seen ?? {}).some((keys) => !Array.isArray(keys))) return undefined;
-	return { seen: {}, unplaced: {}, issued: {}, final: {}, baseline: [], ...stored } as StoredKind;
+	return {
+		seen: {},
+		unplaced: {},
+		issued: {},
+		statuses: {},
+		baseline: [],
+		...stored,
+	} as StoredKind;
 }

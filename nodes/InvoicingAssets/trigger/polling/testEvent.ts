@@ -16,7 +16,7 @@ import { timestampOf, type PollSeam } from './window';
 const LOOKBACK_MS = [5 * 60_000, DAY_MS, 30 * DAY_MS];
 
 /** Reports anything: a test event is a sample, and remembers nothing. */
-const ANY_EVENT = { reportIssue: () => true, reportFinal: () => true };
+const ANY_EVENT = { reportIssue: () => true, reportStatus: () => true };
 
 /**
  * Fetch Test Event: the newest record matching a selected event, changing nothing; per kind at most
