@@ -57,9 +57,12 @@ function window(purpose: WindowPurpose, from: number, openedAt: number, to?: num
 	};
 }
 
+/** The service's time at T0, known to within `uncertainty`, as a poll's clock tells it. */
+const at0 = (uncertainty = 0) => ({ serviceNow: () => ({ now: T0, uncertainty }) });
+
 /** A kind started at T0 whose baseline reads are done. */
 function started(kind: 'invoice' | 'asset' = 'invoice') {
-	const memory = KindMemory.startingAt(T0, 0, kind);
+	const memory = KindMemory.startingAt(at0(), kind);
 	memory.baseline = [];
 	return memory;
 }
@@ -126,7 +129,7 @@ describe('the Polling Trigger’s positions', () => {
 
 describe('the Polling Trigger’s start', () => {
 	test('without the service’s clock, the start is as early as the two clocks may differ: a change stamped up to 5 minutes before n8n’s time is reported', () => {
-		const memory = KindMemory.startingAt(T0, LISTED_WITHIN_MS, 'invoice');
+		const memory = KindMemory.startingAt(at0(LISTED_WITHIN_MS), 'invoice');
 		memory.baseline = [];
 		const follow = {
 			...window('follow', memory.cursor, T0 + 60_000),
@@ -142,7 +145,7 @@ describe('the Polling Trigger’s start', () => {
 
 describe('the Polling Trigger’s memory of issues and final states', () => {
 	test(`issued on first sighting within ${ISSUED_WITHIN_MS / DAY} days of its issueDate, once; never when listed before the start`, () => {
-		const memory = KindMemory.startingAt(T0, 0, 'invoice');
+		const memory = KindMemory.startingAt(at0(), 'invoice');
 		const baseline = window('issued', T0 - 4 * DAY, T0, T0);
 		expect(accept(memory, invoice(1, T0 - DAY), baseline, T0)).toEqual([]);
 		// Stamped within the listing bound before the start: maybe listed only after it.

@@ -24,7 +24,6 @@ export type PollableEventType = (typeof POLLABLE_EVENT_TYPES)[number];
 
 export type RecordKind = 'invoice' | 'asset';
 
-/** The record kind an event type is about: its first word. */
 export function kindOf(eventType: string): RecordKind {
 	return eventType.startsWith('invoice.') ? 'invoice' : 'asset';
 }
@@ -43,11 +42,8 @@ export type PolledRecord = { kind: 'invoice'; record: Invoice } | { kind: 'asset
 /** One item of the trigger: the webhook trigger's event shape, with the record in `data`. */
 export type PolledEvent = ServiceEvent & { subscriptionId: null; data: IDataObject };
 
-/** What the trigger reported of records before; each call answers whether to report it now, and remembers it. */
-export interface ReportedBefore {
-	reportIssue(invoiceNumber: string, issue: IssueMoments): boolean;
-	reportStatus(status: string, id: string): boolean;
-}
+/** What the trigger reported of records before: whether to report this now (it is then remembered). */
+export type ReportedBefore = Pick<RecordStates, 'reportIssue' | 'reportStatus'>;
 
 /** As stored: `seen` is `ID digest` by `updatedAt`; the rest by the day they may be forgotten. */
 export interface StoredStates {
@@ -61,7 +57,7 @@ export interface StoredStates {
 class ExpiringSet {
 	private readonly expiry = new Map<string, number>();
 
-	constructor(stored: Record<string, string[]>, migrate = (key: string) => key) {
+	constructor(stored: Record<string, string[]> = {}, migrate = (key: string) => key) {
 		for (const [day, keys] of Object.entries(stored)) {
 			for (const key of keys) this.expiry.set(migrate(key), Number(day));
 		}
@@ -85,7 +81,7 @@ class ExpiringSet {
 }
 
 /** The record states a kind read: one not read before is reported, whatever its stamp (invariant 3). */
-export class RecordStates implements ReportedBefore {
+export class RecordStates {
 	/** `ID digest` → the state's `updatedAt` as given, and the moment it means. */
 	private readonly seen = new Map<string, { updatedAt: string; stamp: number | undefined }>();
 	private readonly unplaced: ExpiringSet;
@@ -97,9 +93,9 @@ export class RecordStates implements ReportedBefore {
 	constructor(
 		/** Changes stamped before the start are not reported. */
 		private readonly start: number,
-		stored: StoredStates,
+		stored: Partial<StoredStates>,
 	) {
-		for (const [updatedAt, keys] of Object.entries(stored.seen)) {
+		for (const [updatedAt, keys] of Object.entries(stored.seen ?? {})) {
 			const stamp = readServiceTime(updatedAt);
 			for (const key of keys) this.seen.set(shortDigestKey(key), { updatedAt, stamp });
 		}
@@ -112,7 +108,7 @@ export class RecordStates implements ReportedBefore {
 		});
 	}
 
-	/** How many record states are kept (stamped within [from, to] when given). */
+	/** The record states kept, stamped within [from, to] when given. */
 	count(from = Number.NEGATIVE_INFINITY, to = Number.POSITIVE_INFINITY): number {
 		if (from === Number.NEGATIVE_INFINITY && to === Number.POSITIVE_INFINITY) return this.seen.size;
 		let count = 0;
@@ -214,10 +210,7 @@ export function recordId(polled: PolledRecord): string | undefined {
 }
 
 /** An invoice's issueDate as a moment, and the latest it can mean (a date alone: its whole day). */
-export interface IssueMoments {
-	issuedAt: number | undefined;
-	latest: number | undefined;
-}
+export type IssueMoments = { issuedAt: number | undefined; latest: number | undefined };
 
 function issueOf(invoice: Invoice): IssueMoments {
 	const issuedAt = readServiceTime(invoice.issueDate);

@@ -14,20 +14,18 @@ import { openWindow, type ListWindow } from './window';
 
 /** At most this many record states are kept per record kind (about 30 bytes each). */
 export const MAX_STATES = 20_000;
-
-/** Records of a round of pages. */
 const ROUND = PAGE_CONCURRENCY * MAX_PAGE_SIZE;
 
 type BaselineRead = 'recent' | 'issued';
 
 /** What the trigger keeps per record kind in the workflow's static data. */
-export interface StoredKind extends StoredStates {
-	/** Service time the trigger started at, the follow position and the settled position (epoch ms). */
+export interface StoredKind extends Partial<StoredStates> {
+	/** The service's time the trigger started at, the follow position and the settled position. */
 	start: number;
 	cursor: number;
 	settled: number;
 	/** Baseline reads still to finish, in order; nothing is reported before. */
-	baseline: BaselineRead[];
+	baseline?: BaselineRead[];
 	follow?: ListWindow;
 	settle?: ListWindow;
 	/** The service's time less n8n's when last read: the next poll plans its first window by it. */
@@ -49,7 +47,7 @@ export class KindMemory {
 		this.start = stored.start;
 		this.cursor = stored.cursor;
 		this.settled = stored.settled;
-		this.baseline = [...stored.baseline];
+		this.baseline = [...(stored.baseline ?? [])];
 		// Copies: reading a window must not change static data n8n may not save.
 		this.follow = stored.follow && { ...stored.follow };
 		this.settle = stored.settle && { ...stored.settle };
@@ -57,15 +55,13 @@ export class KindMemory {
 		this.states = new RecordStates(stored.start, stored);
 	}
 
-	/** A kind that starts now: the baseline reads come first. */
-	static startingAt(now: number, uncertainty: number, kind: RecordKind): KindMemory {
+	static startingAt(clock: Pick<PollClock, 'serviceNow'>, kind: RecordKind): KindMemory {
+		const { now, uncertainty } = clock.serviceNow();
 		// Without the service's clock, the start it may be at the earliest: nothing after it is lost.
 		const start = floorSecond(now - uncertainty);
 		const settled = settledBy(now, uncertainty);
 		const baseline: BaselineRead[] = kind === 'invoice' ? ['recent', 'issued'] : ['recent'];
-		return new KindMemory(
-			readStoredKind({ start, cursor: start, settled, baseline }) as StoredKind,
-		);
+		return new KindMemory({ start, cursor: start, settled, baseline });
 	}
 
 	/** Whether a round of the follow read fits the state bound, with what the settle read may still add. */
@@ -88,7 +84,7 @@ export class KindMemory {
 			: fewUnsettled
 				? this.settled
 				: this.cursor;
-		this.follow = openWindow('follow', from, undefined, clock);
+		this.follow = openWindow('follow', clock, from);
 		return this.follow;
 	}
 
@@ -97,15 +93,15 @@ export class KindMemory {
 		if (this.settle) return this.settle;
 		const [read] = this.baseline;
 		if (read === 'recent') {
-			this.settle = openWindow('recent', this.settled, this.start, clock);
+			this.settle = openWindow('recent', clock, this.settled, this.start);
 		} else if (read === 'issued') {
 			const issuedFrom = Math.floor((this.start - ISSUED_WITHIN_MS) / DAY_MS - 1) * DAY_MS;
-			this.settle = openWindow('issued', issuedFrom, undefined, clock);
+			this.settle = openWindow('issued', clock, issuedFrom);
 		} else {
 			const end = this.settleDue(clock);
 			if (end === undefined) return undefined;
 			if (this.follow && this.follow.from < end) this.follow = undefined;
-			this.settle = openWindow('settle', this.settled, end, clock);
+			this.settle = openWindow('settle', clock, this.settled, end);
 		}
 		return this.settle;
 	}
@@ -153,30 +149,17 @@ export class KindMemory {
 	}
 
 	toJSON(): StoredKind {
-		return {
-			start: this.start,
-			cursor: this.cursor,
-			settled: this.settled,
-			...this.states.toJSON(),
-			baseline: this.baseline,
-			...(this.follow ? { follow: this.follow } : {}),
-			...(this.settle ? { settle: this.settle } : {}),
-			...(this.clockOffset === undefined ? {} : { clockOffset: this.clockOffset }),
-		};
+		const { start, cursor, settled, baseline, follow, settle, clockOffset } = this;
+		const windows = { ...(follow && { follow }), ...(settle && { settle }) };
+		const offset = clockOffset === undefined ? {} : { clockOffset };
+		return { start, cursor, settled, ...this.states.toJSON(), baseline, ...windows, ...offset };
 	}
 }
 
-/** The stored state of a kind, or undefined when there is none (or one of an older form). */
+/** The stored state of a kind; undefined for none, or one of an older form (a new baseline). */
 export function readStoredKind(value: unknown): StoredKind | undefined {
 	const stored = (typeof value === 'object' && value !== null ? value : {}) as Partial<StoredKind>;
 	if (![stored.start, stored.cursor, stored.settled].every(Number.isFinite)) return undefined;
 	if (Object.values(stored.seen ?? {}).some((keys) => !Array.isArray(keys))) return undefined;
-	return {
-		seen: {},
-		unplaced: {},
-		issued: {},
-		statuses: {},
-		baseline: [],
-		...stored,
-	} as StoredKind;
+	return stored as StoredKind;
 }

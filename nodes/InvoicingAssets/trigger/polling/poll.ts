@@ -86,7 +86,12 @@ async function readChanges(
 		for (const [index, kind] of unread.entries()) {
 			clock.deadline = seam.now() + (deadline - seam.now()) / (unread.length - index);
 			try {
-				const memory = memories.get(kind) ?? (await memoryOf(seam, kind, storedKind(kind), clock));
+				const known = storedKind(kind);
+				// A kind's first poll starts it now, by the service's clock.
+				if (!known) await clock.learnServiceTime(seam, kind);
+				const memory =
+					memories.get(kind) ??
+					(known ? new KindMemory(known) : KindMemory.startingAt(clock, kind));
 				memories.set(kind, memory);
 				const accept = (window: ListWindow, { records }: Page) => {
 					pagesRead += 1;
@@ -105,19 +110,6 @@ async function readChanges(
 		unread = notDone;
 	}
 	return { memories, events, failure, pagesRead };
-}
-
-/** A kind's memory as stored; on its first poll it starts now, by the service's clock. */
-async function memoryOf(
-	seam: PollSeam,
-	kind: RecordKind,
-	stored: ReturnType<typeof readStoredKind>,
-	clock: PollClock,
-): Promise<KindMemory> {
-	if (stored) return new KindMemory(stored);
-	await clock.learnServiceTime(seam, kind);
-	const { now, uncertainty } = clock.serviceNow();
-	return KindMemory.startingAt(now, uncertainty, kind);
 }
 
 /** Reads a kind in steps, each a round of the follow window and one of the exact window (invariant 2): done or not. */

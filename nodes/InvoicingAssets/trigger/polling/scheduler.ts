@@ -7,16 +7,10 @@ export const ABANDONED_AFTER_MS = 5_000;
 /** How long a poll that finds the state the last reporting poll read waits for n8n to save the new one. */
 export const COMMIT_WAIT_MS = 60_000;
 
-export interface PollTurn {
-	key: string;
-	/** The version of the static data the poll read. */
-	stateVersion: unknown;
-	/** Past this (n8n's time), n8n may have given the poll up. */
-	givenUpAfter: number;
-}
+/** A poll of a trigger, the static data version it read, and when n8n may have given it up. */
+export type PollTurn = { key: string; stateVersion: unknown; givenUpAfter: number };
 
 const runningPolls = new Map<string, PollTurn>();
-
 /** The last poll of each trigger that reported: the state version it read, and when it returned. */
 const reportingPolls = new Map<string, { stateVersion: unknown; at: number }>();
 

@@ -57,32 +57,18 @@ export interface ListWindow {
 	firstPageTotal?: number;
 }
 
-/** Opens a window for reading: its times are those of the service, now. */
-export function openWindow(
-	purpose: WindowPurpose,
-	from: number,
-	to: number | undefined,
-	clock: PollClock,
-): ListWindow {
+/** A settle window's end once its first page answered (KindMemory.narrowedSettleEnd). */
+type NarrowedEnd = (window: ListWindow) => number | undefined;
+
+/** A window opened at the service's time now. */
+export function openWindow(purpose: WindowPurpose, clock: PollClock, from: number, to?: number) {
 	const { now, uncertainty } = clock.serviceNow();
-	const range = to === undefined ? { from } : { from, to };
-	return {
-		purpose,
-		...range,
-		openedAt: now,
-		readAt: now,
-		uncertainty,
-		nextPage: FIRST_PAGE,
-		total: null,
-	};
+	const read = { openedAt: now, readAt: now, uncertainty, nextPage: FIRST_PAGE };
+	return { purpose, from, ...(to === undefined ? {} : { to }), ...read, total: null } as ListWindow;
 }
 
 /** A round of a read upwards (its first page alone: the service's time and the total): 'snapshot', 'end' or going on. */
-export async function readUpward(
-	window: ListWindow,
-	read: KindRead,
-	keepReading: () => boolean,
-): Promise<'snapshot' | 'end' | undefined> {
+export async function readUpward(window: ListWindow, read: KindRead, keepReading: () => boolean) {
 	const { nextPage, total } = window;
 	const last =
 		nextPage === FIRST_PAGE || total === null
@@ -102,11 +88,7 @@ export async function readUpward(
 }
 
 /** A step of an exact read: the first page, then from the last page down (invariant 2); whether it ended. */
-export async function readExactly(
-	window: ListWindow,
-	read: KindRead,
-	narrowedEnd: (window: ListWindow) => number | undefined,
-): Promise<boolean> {
+export async function readExactly(window: ListWindow, read: KindRead, narrowedEnd: NarrowedEnd) {
 	// The first page comes last, alone: it need not be read again when nothing moved.
 	const count =
 		window.descending && window.totalHeld ? Math.min(PAGE_CONCURRENCY, window.nextPage - 1) : 1;
@@ -141,11 +123,7 @@ export async function readExactly(
 }
 
 /** An exact read upwards, before it knows its total: to the short page, then down from it. */
-function firstPagesRead(
-	window: ListWindow,
-	page: Page,
-	narrowedEnd: (window: ListWindow) => number | undefined,
-): boolean {
+function firstPagesRead(window: ListWindow, page: Page, narrowedEnd: NarrowedEnd): boolean {
 	if (page.endOfList) {
 		if (window.nextPage === FIRST_PAGE) return true;
 		window.descending = true;
