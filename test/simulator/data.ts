@@ -573,9 +573,22 @@ function isUpdatedWithin(
 
 /** Two stamps by the moment they mean; as text when one is no time (a test's broken stamp). */
 function compareStamps(a: string, b: string): number {
-	const [first, second] = [Date.parse(a), Date.parse(b)];
-	if (Number.isFinite(first) && Number.isFinite(second)) return first - second;
+	const [first, second] = [momentOf(a), momentOf(b)];
+	if (first !== null && second !== null) return first - second;
 	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Each stamp parsed once (null: no time): every list request compares every record's. */
+const moments = new Map<string, number | null>();
+
+function momentOf(stamp: string): number | null {
+	let moment = moments.get(stamp);
+	if (moment === undefined) {
+		const parsed = Date.parse(stamp);
+		moment = Number.isNaN(parsed) ? null : parsed;
+		moments.set(stamp, moment);
+	}
+	return moment;
 }
 
 function generateAsset(random: Random, assetId: string, customer: Customer): Asset {
