@@ -156,7 +156,7 @@ export class InProcessTrigger {
 	/** The items of every execution the polls started, in order. */
 	readonly executions: INodeExecutionData[][] = [];
 
-	/** How long each scheduled poll took, in simulated time (ms). */
+	/** How long each poll took (the activation polls too), in simulated time (ms). */
 	readonly durations: number[] = [];
 
 	/** What the trigger logged as warnings. */
@@ -181,7 +181,10 @@ export class InProcessTrigger {
 	async activate(): Promise<INodeExecutionData[] | null> {
 		this.key = `${this.workflowId}:${NODE.id}#${++this.processes}`;
 		this.live = this.load();
-		const items = await this.run(this.live);
+		const started = this.bed.time.now();
+		const items = await this.run(this.live).finally(() =>
+			this.durations.push(this.bed.time.now() - started),
+		);
 		if (!this.durable) this.save(this.live);
 		return items;
 	}

@@ -79,8 +79,13 @@ export function expectEachOnce(
 ) {
 	const ids = allEventIds(polling).map(changeOf);
 	const wanted = new Set(expected);
-	const twice = ids.filter((id, index) => ids.indexOf(id) !== index);
-	const lost = [...wanted].filter((id) => !ids.includes(id));
+	const seen = new Set<string>();
+	const twice: string[] = [];
+	for (const id of ids) {
+		if (seen.has(id)) twice.push(id);
+		seen.add(id);
+	}
+	const lost = [...wanted].filter((id) => !seen.has(id));
 	const unexpected = ids.filter((id) => !wanted.has(id));
 	expect({
 		lost: lost.length,
