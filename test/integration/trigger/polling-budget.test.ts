@@ -1,18 +1,12 @@
 /**
- * The Polling Trigger within n8n's poll budget (issue 20): with a 3 s budget (what
- * `getPollBudgetMs` answers on n8n 2.38 and later) and 250 ms per list request, a backlog of
- * 4,000 changes is reported over several polls, each change once, across a restart in the middle.
- * Nothing here is timed on the wall clock, so a busy machine cannot turn it red.
+ * The Polling Trigger within n8n's poll budget (issue 20). Nothing here is timed on the wall
+ * clock, so a busy machine cannot turn it red.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { POLL_BUDGET_REACHES_THE_NODE, testNeeding2x } from '../../harness/engine';
 import { startTestbed, type Testbed } from '../../harness/testbed';
 import { pollingWorkflow } from './polling-helpers';
-
-const BUDGET_MS = 3000;
-const PAGE_LATENCY_MS = 250;
-const BACKLOG = 4000;
 
 jest.setTimeout(3 * 60_000);
 
@@ -25,52 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
 	await bed.close();
 });
-
-testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
-	`a ${BACKLOG}-change backlog comes over several polls of a ${BUDGET_MS / 1000} s budget, each change once, across a restart`,
-	async () => {
-		const { sim } = bed;
-		const polling = pollingWorkflow(bed, ['*'], BUDGET_MS);
-		await polling.activate();
-		const expected = new Set<string>();
-		// An outage's worth of changes, spread over 2 hours of the service's time.
-		const open = sim.data
-			.assets()
-			.filter((asset) => asset.status !== 'retired')
-			.map((asset) => asset.assetId);
-		for (let change = 0; change < BACKLOG; change++) {
-			sim.clock.advance(1800);
-			if (change % 20 === 7 && open.length > 0) {
-				const assetId = open.shift() as string;
-				sim.retireAsset(assetId);
-				expected.add(`asset.retired:${assetId}`);
-			} else {
-				expected.add(`invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`);
-			}
-		}
-		sim.clock.advance(10 * 60_000);
-		sim.faults.add({ route: 'invoices.list', latencyMs: PAGE_LATENCY_MS });
-		sim.faults.add({ route: 'assets.list', latencyMs: PAGE_LATENCY_MS });
-
-		const perPoll: number[] = [];
-		const reported = () => polling.executions.flat().length;
-		// Until everything came (every poll moves on), then two more polls that must bring nothing.
-		let after = 0;
-		for (let poll = 1; poll <= 60 && after < 2; poll++) {
-			if (poll === 3) await polling.restart();
-			const before = reported();
-			const outcome = await polling.poll();
-			if ('error' in outcome) throw outcome.error;
-			perPoll.push(reported() - before);
-			if (reported() >= expected.size) after += 1;
-		}
-		const ids = polling.executions.flat().map((item) => String((item.json as IDataObject).eventId));
-		// More than one poll carried changes: the backlog did not fit in one budget.
-		expect(perPoll.filter((count) => count > 0).length).toBeGreaterThan(1);
-		expect(ids.length).toBe(new Set(ids).size);
-		expect(new Set(ids)).toEqual(expected);
-	},
-);
 
 testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
 	'with a budget shorter than any list request, every poll still moves on: changes come with every poll but one until all came',
