@@ -136,6 +136,8 @@ export class DataStore {
 	private listedFrom = new WeakMap<object, number>();
 	private replacedVersion = new WeakMap<object, object>();
 	private listingLag: ((record: Invoice | Asset) => number) | undefined;
+	/** Whether any version was listed late: the lists then look for the version listed by now. */
+	private listedLate = false;
 
 	constructor(options: SeedOptions = {}) {
 		this.seed(options);
@@ -301,12 +303,18 @@ export class DataStore {
 	) {
 		if (previous) this.replacedVersion.set(changed, previous);
 		const lag = now === undefined ? 0 : (this.listingLag?.(changed) ?? 0);
-		if (lag > 0) this.listedFrom.set(changed, (now as Date).getTime() + lag);
+		if (lag > 0) {
+			this.listedFrom.set(changed, (now as Date).getTime() + lag);
+			this.listedLate = true;
+		}
 	}
 
 	/** The records as lists show them at `nowMs`: the newest version of each listed by then. */
-	private listedVersions<T extends object>(records: readonly T[], nowMs: number | undefined): T[] {
-		if (nowMs === undefined) return [...records];
+	private listedVersions<T extends object>(
+		records: readonly T[],
+		nowMs: number | undefined,
+	): readonly T[] {
+		if (nowMs === undefined || !this.listedLate) return records;
 		const listed: T[] = [];
 		for (const record of records) {
 			let version: T | undefined = record;
