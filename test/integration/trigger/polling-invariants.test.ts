@@ -77,33 +77,6 @@ function stampOf(ms: number): string {
 }
 
 describe('Polling Trigger invariants', () => {
-	test('churn while a span settles: the settle finishes, new invoices come within 3 polls, each change once', async () => {
-		await withTestbed({}, async (bed) => {
-			const events = ['invoice.issued', 'invoice.paid'];
-			const { polling, numbers } = await youngBurstToSettle(bed, events);
-			bed.sim.faults.add({ route: 'invoices.list', latencyMs: 150 });
-			const paid: string[] = [];
-			// While every poll runs, invoices of the settling span are paid one after the other: they
-			// leave it between any two of its pages.
-			const { lateness, newInvoices } = await pollWhile(bed, polling, 12, {
-				during: () => {
-					const number = numbers[paid.length];
-					if (number === undefined) return;
-					bed.sim.payInvoice(number);
-					paid.push(number);
-				},
-			});
-			expect(lateness).toHaveLength(newInvoices.length);
-			expect(Math.max(...lateness)).toBeLessThan(3);
-			bed.sim.faults.clear();
-			await pollUntilQuiet(polling, bed);
-			expectEachOnce(polling, [
-				...[...numbers, ...newInvoices].map((number) => `invoice.issued:${number}`),
-				...paid.map((number) => `invoice.paid:${number}`),
-			]);
-		});
-	});
-
 	test('a rate limit during a settle: every poll goes on after the last page read, new invoices come within 3 polls, each change once', async () => {
 		await withTestbed({}, async (bed) => {
 			const { polling, numbers } = await youngBurstToSettle(bed, ['invoice.issued']);

@@ -1,0 +1,104 @@
+/**
+ * The Polling Trigger's four invariants (docs/choosing-a-trigger.md), each under the condition
+ * of issue 35 that broke it, in simulated time: a poll always makes progress, a settle never
+ * blocks a follow, a change is its state and not its stamp, every bound is one. Each test asserts
+ * every change once: none lost, none twice, none for no change made.
+ */
+import {
+	inProcessBed,
+	InProcessTrigger,
+	type InProcessBed,
+} from '../../../harness/in-process-poller';
+import {
+	expectEachOnce,
+	issueMany,
+	LISTED_WITHIN,
+	MINUTE,
+	pollUntilQuiet,
+} from '../../../harness/polled-events';
+
+/** A bed like the HTTP suite's own per test: 5 invoices and 5 assets unless given. */
+function bedOf(options: Parameters<typeof inProcessBed>[0] = {}): InProcessBed {
+	return inProcessBed({ invoices: 5, assets: 5, ...options });
+}
+
+function trigger(bed: InProcessBed, events: string[], budgetMs?: number) {
+	return new InProcessTrigger(bed, { events, budgetMs });
+}
+
+/**
+ * 800 invoices issued in one second and reported by the polls while young, then aged past the
+ * listing bound: the span a settle read must now read exactly, 8 pages at 150 ms each, more than
+ * a 1 s poll can read.
+ */
+async function youngBurstToSettle(bed: InProcessBed, events: string[]) {
+	const polling = trigger(bed, events, 1000);
+	await polling.activate();
+	bed.sim.clock.advance(MINUTE);
+	const burstAt = bed.sim.clock.now().getTime();
+	const numbers = issueMany(bed, 800).map((id) => id.replace('invoice.issued:', ''));
+	await pollUntilQuiet(polling, bed, 10_000, 20);
+	bed.sim.clock.advance(LISTED_WITHIN);
+	return { polling, numbers, burstAt };
+}
+
+/** The invoices' settled position as n8n saved it: every change before it was settled. */
+function settledOf(polling: InProcessTrigger): number {
+	return (polling.savedStaticData().pollState as Record<string, { settled: number }>).invoice
+		.settled;
+}
+
+/**
+ * Polls, issuing one invoice before each poll; `before` changes the service before each poll and
+ * `during` every 40 ms of simulated time while it runs. Returns how many polls after its own each
+ * new invoice came.
+ */
+async function pollWhile(
+	bed: InProcessBed,
+	polling: InProcessTrigger,
+	polls: number,
+	{ before = () => {}, during = () => {} }: { before?: () => void; during?: () => void },
+) {
+	const lateness: number[] = [];
+	const waiting = new Map<string, number>();
+	for (let poll = 0; poll < polls; poll++) {
+		before();
+		waiting.set(bed.sim.issueInvoice().invoice.invoiceNumber, poll);
+		const churn = bed.time.every(40, during);
+		const outcome = await polling.poll().finally(churn);
+		for (const item of 'items' in outcome ? (outcome.items ?? []) : []) {
+			const at = waiting.get(String((item.json.data as { invoiceNumber: string }).invoiceNumber));
+			if (item.json.eventType === 'invoice.issued' && at !== undefined) lateness.push(poll - at);
+		}
+		bed.sim.clock.advance(20_000);
+	}
+	return { lateness, newInvoices: [...waiting.keys()] };
+}
+
+describe('Polling Trigger invariants', () => {
+	test('churn while a span settles: the settle finishes, new invoices come with the next poll, each change once', async () => {
+		const bed = bedOf();
+		const events = ['invoice.issued', 'invoice.paid'];
+		const { polling, numbers, burstAt } = await youngBurstToSettle(bed, events);
+		bed.sim.faults.add({ route: 'invoices.list', latencyMs: 150 });
+		const paid: string[] = [];
+		// While every poll runs, invoices of the settling span are paid one after the other: they
+		// leave it between any two of its pages.
+		const { lateness, newInvoices } = await pollWhile(bed, polling, 12, {
+			during: () => {
+				const number = numbers[paid.length];
+				if (number === undefined) return;
+				bed.sim.payInvoice(number);
+				paid.push(number);
+			},
+		});
+		expect(lateness).toEqual(newInvoices.map(() => 0));
+		expect(settledOf(polling)).toBeGreaterThan(burstAt);
+		bed.sim.faults.clear();
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(polling, [
+			...[...numbers, ...newInvoices].map((number) => `invoice.issued:${number}`),
+			...paid.map((number) => `invoice.paid:${number}`),
+		]);
+	});
+});
