@@ -101,4 +101,31 @@ describe('Polling Trigger invariants', () => {
 			...paid.map((number) => `invoice.paid:${number}`),
 		]);
 	});
+
+	test('a rate limit during a settle: every poll goes on after the last page read, so the settle finishes; new invoices come with the next poll, each change once', async () => {
+		const bed = bedOf();
+		const { polling, numbers, burstAt } = await youngBurstToSettle(bed, ['invoice.issued']);
+		// The third list request of every poll is refused for longer than the poll may wait.
+		const { lateness, newInvoices } = await pollWhile(bed, polling, 12, {
+			before: () => {
+				bed.sim.faults.clear();
+				bed.sim.faults.add({
+					route: 'invoices.list',
+					status: 429,
+					retryAfter: 30,
+					skip: 2,
+					times: 1,
+				});
+				bed.sim.faults.add({ route: 'invoices.list', latencyMs: 150 });
+			},
+		});
+		expect(lateness).toEqual(newInvoices.map(() => 0));
+		expect(settledOf(polling)).toBeGreaterThan(burstAt);
+		bed.sim.faults.clear();
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(
+			polling,
+			[...numbers, ...newInvoices].map((number) => `invoice.issued:${number}`),
+		);
+	});
 });
