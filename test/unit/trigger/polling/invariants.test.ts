@@ -11,6 +11,7 @@ import {
 } from '../../../harness/in-process-poller';
 import {
 	expectEachOnce,
+	HOUR,
 	issueMany,
 	LISTED_WITHIN,
 	MINUTE,
@@ -75,6 +76,10 @@ async function pollWhile(
 	return { lateness, newInvoices: [...waiting.keys()] };
 }
 
+function stampOf(ms: number): string {
+	return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
 describe('Polling Trigger invariants', () => {
 	test('churn while a span settles: the settle finishes, new invoices come with the next poll, each change once', async () => {
 		const bed = bedOf();
@@ -127,5 +132,25 @@ describe('Polling Trigger invariants', () => {
 			polling,
 			[...numbers, ...newInvoices].map((number) => `invoice.issued:${number}`),
 		);
+	});
+
+	test('the sync lag while the baseline is read page by page: an invoice dated before the start that reaches the list then is issued once', async () => {
+		const bed = bedOf();
+		const { sim } = bed;
+		const polling = trigger(bed, ['invoice.issued', 'invoice.paid'], 1000);
+		const listedBefore = issueMany(bed, 1200).map((id) => id.replace('invoice.issued:', ''));
+		sim.clock.advance(LISTED_WITHIN + MINUTE);
+		sim.faults.add({ route: 'invoices.list', latencyMs: 150 });
+		await polling.activate();
+		// The activation poll could not read the invoices issued in the last 3 days in its budget.
+		expect(sim.log.count('invoices.list')).toBeLessThan(12);
+		// Numbered before the others, it lands on a page the baseline has still to read.
+		const issueDate = stampOf(sim.clock.now().getTime() - HOUR);
+		const late = sim.issueInvoice({ issueDate, invoiceNumber: 'INV-0000000' }).invoice
+			.invoiceNumber;
+		await pollUntilQuiet(polling, bed);
+		sim.payInvoice(listedBefore[7]);
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(polling, [`invoice.issued:${late}`, `invoice.paid:${listedBefore[7]}`]);
 	});
 });
