@@ -13,6 +13,7 @@ import {
 	expectEachOnce,
 	HOUR,
 	issueMany,
+	itemsOf,
 	LISTED_WITHIN,
 	MINUTE,
 	pollUntilQuiet,
@@ -74,6 +75,14 @@ async function pollWhile(
 		bed.sim.clock.advance(20_000);
 	}
 	return { lateness, newInvoices: [...waiting.keys()] };
+}
+
+/** An asset.updated eventId without its digest: the asset and its updatedAt name the change. */
+const withoutDigest = (eventId: string) =>
+	eventId.replace(/^(asset\.updated:.+):[0-9a-f]{8}$/, '$1');
+
+function openAssetId(bed: InProcessBed): string {
+	return bed.sim.data.assets().find((asset) => asset.status !== 'retired')?.assetId ?? '';
 }
 
 function stampOf(ms: number): string {
@@ -152,5 +161,28 @@ describe('Polling Trigger invariants', () => {
 		sim.payInvoice(listedBefore[7]);
 		await pollUntilQuiet(polling, bed);
 		expectEachOnce(polling, [`invoice.issued:${late}`, `invoice.paid:${listedBefore[7]}`]);
+	});
+
+	test('a writer’s clock ahead: a state stamped beyond the listing bound is reported once, also once the service’s time passes its stamp', async () => {
+		const bed = bedOf({ assets: 20 });
+		const { sim } = bed;
+		const polling = trigger(bed, ['asset.updated']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const assetId = openAssetId(bed);
+		sim.updateAsset(assetId, { site: 'Austin Campus' });
+		const ahead = stampOf(sim.clock.now().getTime() + 20 * MINUTE);
+		sim.restamp('asset', assetId, ahead);
+		for (let poll = 0; poll < 40; poll++) {
+			itemsOf(await polling.poll());
+			sim.clock.advance(MINUTE);
+		}
+		const later = sim.updateAsset(assetId, { site: 'Berlin HQ' }).asset;
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(
+			polling,
+			[ahead, later.updatedAt].map((updatedAt) => `asset.updated:${assetId}:${updatedAt}`),
+			withoutDigest,
+		);
 	});
 });
