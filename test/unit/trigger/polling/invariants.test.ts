@@ -185,4 +185,45 @@ describe('Polling Trigger invariants', () => {
 			withoutDigest,
 		);
 	});
+
+	test('a writer’s clock behind: a payment stamped before the invoice’s previous state (and before the start) is reported, also when no poll read that state; an older state listed again (a stale read) is not', async () => {
+		const bed = bedOf({ assets: 20 });
+		const { sim } = bed;
+		const polling = trigger(bed, ['invoice.issued', 'invoice.paid', 'asset.updated']);
+		await polling.activate();
+		sim.clock.advance(2000);
+		const issued = sim.issueInvoice().invoice;
+		const assetId = openAssetId(bed);
+		const first = sim.updateAsset(assetId, { site: 'Austin Campus' }).asset;
+		itemsOf(await polling.poll());
+		// Issued after the start and paid before the next poll: no poll reads its issued state.
+		const unread = sim.issueInvoice().invoice;
+		sim.clock.advance(MINUTE);
+		for (const invoice of [issued, unread]) {
+			sim.payInvoice(invoice.invoiceNumber);
+			sim.restamp(
+				'invoice',
+				invoice.invoiceNumber,
+				stampOf(Date.parse(invoice.updatedAt) - 30_000),
+			);
+		}
+		const second = sim.updateAsset(assetId, { site: 'Berlin HQ' }).asset;
+		itemsOf(await polling.poll());
+		sim.clock.advance(MINUTE);
+		// A replica behind lists the asset's first state again, exactly as it was.
+		sim.updateAsset(assetId, { site: 'Austin Campus' });
+		sim.restamp('asset', assetId, first.updatedAt);
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(
+			polling,
+			[
+				...[issued, unread].flatMap(({ invoiceNumber }) => [
+					`invoice.issued:${invoiceNumber}`,
+					`invoice.paid:${invoiceNumber}`,
+				]),
+				...[first, second].map((asset) => `asset.updated:${assetId}:${asset.updatedAt}`),
+			],
+			withoutDigest,
+		);
+	});
 });
