@@ -17,7 +17,10 @@ import {
 	LISTED_WITHIN,
 	MINUTE,
 	pollUntilQuiet,
+	storedStates,
 } from '../../../harness/polled-events';
+
+const STATE_BOUND = 20_000;
 
 /** A bed like the HTTP suite's own per test: 5 invoices and 5 assets unless given. */
 function bedOf(options: Parameters<typeof inProcessBed>[0] = {}): InProcessBed {
@@ -225,5 +228,37 @@ describe('Polling Trigger invariants', () => {
 			],
 			withoutDigest,
 		);
+	});
+
+	test(`the state bound holds for every read: 25,000 aged changes drain with at most ${STATE_BOUND.toLocaleString('en')} states stored, in windows wider than a second`, async () => {
+		const bed = bedOf();
+		const { sim } = bed;
+		const polling = trigger(bed, ['invoice.issued'], 2000);
+		await polling.activate();
+		const expected: string[] = [];
+		for (let minute = 0; minute < 25; minute++) {
+			sim.clock.advance(MINUTE);
+			expected.push(...issueMany(bed, 1000));
+		}
+		sim.clock.advance(2 * LISTED_WITHIN);
+		// As slow as over HTTPS through n8n: a window of them all is read over several polls.
+		sim.faults.add({ route: 'invoices.list', latencyMs: 100 });
+		const most: number[] = [];
+		for (let poll = 0; poll < 200 && polling.executions.flat().length < expected.length; poll++) {
+			itemsOf(await polling.poll());
+			most.push(Math.max(...storedStates(polling)));
+		}
+		expect(Math.max(...most)).toBeLessThanOrEqual(STATE_BOUND);
+		const narrow = sim.log
+			.entries({ route: 'invoices.list' })
+			.filter((entry) => typeof entry.query.updatedTo === 'string')
+			.filter(
+				(entry) =>
+					Date.parse(String(entry.query.updatedTo)) - Date.parse(String(entry.query.updatedFrom)) <
+					1000,
+			);
+		expect(narrow).toHaveLength(0);
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(polling, expected);
 	});
 });
