@@ -23,35 +23,6 @@ function stampOf(ms: number): string {
 }
 
 describe('Polling Trigger invariants', () => {
-	test('a clock that jumped: a settle window planned by a service time 10 minutes off is narrowed to what the service’s answer allows; each change once', async () => {
-		await withTestbed({}, async (bed) => {
-			const { sim } = bed;
-			const polling = pollingWorkflow(bed, ['invoice.issued', 'invoice.paid']);
-			await polling.activate();
-			sim.clock.advance(MINUTE);
-			const issued = issueMany(bed, 60);
-			const paid: string[] = [];
-			const payOneAPoll = async (polls: number) => {
-				for (let poll = 0; poll < polls; poll++) {
-					const number = issued[paid.length].replace('invoice.issued:', '');
-					sim.payInvoice(number);
-					paid.push(`invoice.paid:${number}`);
-					itemsOf(await polling.poll());
-					sim.clock.advance(MINUTE);
-				}
-			};
-			await payOneAPoll(6);
-			// n8n's clock stepped 10 minutes forward: the offset to the service's clock it kept is off.
-			polling.editStaticData((data) => {
-				const kinds = data.pollState as Record<string, { clockOffset: number }>;
-				for (const kind of Object.values(kinds)) kind.clockOffset += 10 * MINUTE;
-			});
-			await payOneAPoll(10);
-			await pollUntilQuiet(polling, bed);
-			expectEachOnce(polling, [...issued, ...paid]);
-		});
-	});
-
 	test('a record stamped into a span being settled (a writer far behind, a replica behind) moves the others onto pages read already: those are read again; each change once', async () => {
 		await withTestbed({}, async (bed) => {
 			const { sim } = bed;

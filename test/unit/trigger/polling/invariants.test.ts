@@ -261,4 +261,35 @@ describe('Polling Trigger invariants', () => {
 		await pollUntilQuiet(polling, bed);
 		expectEachOnce(polling, expected);
 	});
+
+	test('a clock that jumped: a settle window planned by a service time 10 minutes off is narrowed to what the service’s answer allows; each change once, those listed late too', async () => {
+		const bed = bedOf();
+		const { sim } = bed;
+		const polling = trigger(bed, ['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const issued = issueMany(bed, 60);
+		const paid: string[] = [];
+		const payOneAPoll = async (polls: number) => {
+			for (let poll = 0; poll < polls; poll++) {
+				const number = issued[paid.length].replace('invoice.issued:', '');
+				sim.payInvoice(number);
+				paid.push(`invoice.paid:${number}`);
+				itemsOf(await polling.poll());
+				// A minute passes for n8n and the service alike: the offset n8n keeps stays true.
+				await bed.time.advance(MINUTE);
+			}
+		};
+		await payOneAPoll(6);
+		// n8n's clock stepped 10 minutes forward: the offset to the service's clock it kept is off.
+		polling.editStaticData((data) => {
+			const kinds = data.pollState as Record<string, { clockOffset: number }>;
+			for (const kind of Object.values(kinds)) kind.clockOffset += 10 * MINUTE;
+		});
+		// Payments listed 4 minutes late (within the contract): a settle read too early loses them.
+		sim.data.setListingLag(() => 4 * MINUTE);
+		await payOneAPoll(10);
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(polling, [...issued, ...paid]);
+	});
 });
