@@ -310,4 +310,28 @@ describe('Polling Trigger invariants', () => {
 		await pollUntilQuiet(polling, bed);
 		expectEachOnce(polling, expected);
 	});
+
+	test('a baseline read over several polls while records listed at the start leave it: the others it was moving are still taken for listed at the start, never reported as issued', async () => {
+		const bed = bedOf();
+		const { sim } = bed;
+		sim.setListShape({ order: 'updatedAt' });
+		const polling = trigger(bed, ['invoice.issued', 'invoice.paid'], 1000);
+		// Interleaved: invoices dated 10 days back (never reported as issued) and recent ones.
+		const old = stampOf(sim.clock.now().getTime() - 10 * 24 * HOUR);
+		const leaving = Array.from({ length: 600 }, () => {
+			sim.issueInvoice();
+			return sim.issueInvoice({ issueDate: old }).invoice.invoiceNumber;
+		});
+		sim.clock.advance(MINUTE);
+		sim.faults.add({ route: 'invoices.list', latencyMs: 300 });
+		await polling.activate();
+		sim.clock.advance(2000);
+		// Paid while the baseline is still being read: each leaves its place in the list.
+		for (const number of leaving) sim.payInvoice(number);
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(
+			polling,
+			leaving.map((number) => `invoice.paid:${number}`),
+		);
+	});
 });
