@@ -54,3 +54,32 @@ test('static data: saved when a poll emits, or (durable) whenever a poll changed
 		expect(polling.executions).toHaveLength(1);
 	}
 });
+
+test('the same scenario gives the same polls every run: faults by probability, retry jitter and all', async () => {
+	const scenario = async () => {
+		const bed = inProcessBed({ invoices: 5, assets: 20 });
+		const polling = new InProcessTrigger(bed, { events: ['*'], budgetMs: 3000 });
+		await polling.activate();
+		bed.sim.faults.add({ route: 'invoices.list', status: 503, probability: 0.3 });
+		bed.sim.faults.add({ route: 'assets.list', drop: true, probability: 0.2 });
+		for (let poll = 0; poll < 10; poll++) {
+			bed.sim.clock.advance(MINUTE);
+			bed.sim.issueInvoice();
+			await polling.poll();
+		}
+		return {
+			requests: bed.sim.log.entries().map(({ receivedAtMs, query, status }) => ({
+				receivedAtMs,
+				query,
+				status,
+			})),
+			durations: polling.durations,
+			saved: polling.savedStaticData(),
+		};
+	};
+	const first = await scenario();
+	expect(new Set(first.requests.map((request) => request.status))).toEqual(
+		new Set([200, 503, null]),
+	);
+	expect(await scenario()).toEqual(first);
+});
