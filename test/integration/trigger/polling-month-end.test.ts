@@ -13,7 +13,6 @@ import {
 	expectEachOnce,
 	HOUR,
 	issueMany,
-	LISTED_WITHIN,
 	MINUTE,
 	pollingWorkflow,
 	pollUntilQuiet,
@@ -31,30 +30,6 @@ async function burstAfterBaseline(bed: Testbed, count: number) {
 }
 
 describe('Polling Trigger at month-end', () => {
-	test('a live burst of 3,000 invoices in one second, larger than a poll, comes while it is young, each once, and is settled once it is 5 minutes old', async () => {
-		await withTestbed({}, async (bed) => {
-			const { polling, expected } = await burstAfterBaseline(bed, 3000);
-			bed.sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
-			// Polls every 10 s of the service's time: the burst is reported over several polls, all of
-			// it while it is younger than the listing bound (before any settle read).
-			const young: number[] = [];
-			const burstAt = bed.sim.clock.now().getTime();
-			while (
-				young.reduce((sum, count) => sum + count, 0) < 3000 &&
-				bed.sim.clock.now().getTime() - burstAt < LISTED_WITHIN - 20_000
-			) {
-				const outcome = await polling.poll();
-				if ('error' in outcome) throw outcome.error;
-				young.push(outcome.items?.length ?? 0);
-				bed.sim.clock.advance(10_000);
-			}
-			expect(young.filter((count) => count > 0).length).toBeGreaterThan(1);
-			expect(young.reduce((sum, count) => sum + count, 0)).toBe(3000);
-			await pollUntilQuiet(polling, bed);
-			expectEachOnce(polling, expected);
-		});
-	});
-
 	test('one second holding 4,000 changes, aged, drains page by page over several polls, none past its budget', async () => {
 		await withTestbed({}, async (bed) => {
 			const { polling, expected } = await burstAfterBaseline(bed, 4000);
