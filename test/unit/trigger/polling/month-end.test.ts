@@ -10,12 +10,14 @@ import {
 	type InProcessBed,
 } from '../../../harness/in-process-poller';
 import {
+	allEventIds,
 	expectEachOnce,
 	issueMany,
 	LISTED_WITHIN,
 	MINUTE,
 	pollUntilQuiet,
 } from '../../../harness/polled-events';
+import { DEADLINE_GRACE_MS } from '../../../../nodes/InvoicingAssets/transport/retry';
 
 /** A bed like the HTTP suite's own per test: 5 invoices and 5 assets. */
 function bedOf(): InProcessBed {
@@ -54,6 +56,27 @@ describe('Polling Trigger at month-end', () => {
 		}
 		expect(young.filter((count) => count > 0).length).toBeGreaterThan(1);
 		expect(young.reduce((sum, count) => sum + count, 0)).toBe(3000);
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(polling, expected);
+	});
+
+	test('one second holding 4,000 changes, aged, drains page by page over several polls, none past its budget', async () => {
+		const bed = bedOf();
+		const { polling, expected } = await burstAfterBaseline(bed, 4000);
+		bed.sim.clock.advance(10 * MINUTE);
+		bed.sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
+		const perPoll: number[] = [];
+		const first = polling.durations.length;
+		for (let poll = 0; poll < 30 && allEventIds(polling).length < 4000; poll++) {
+			const outcome = await polling.poll();
+			if ('error' in outcome) throw outcome.error;
+			perPoll.push(outcome.items?.length ?? 0);
+		}
+		expect(Math.max(...polling.durations.slice(first))).toBeLessThanOrEqual(
+			1000 + DEADLINE_GRACE_MS,
+		);
+		expect(perPoll.filter((count) => count > 0).length).toBeGreaterThan(1);
+		expect(perPoll.every((count) => count > 0)).toBe(true);
 		await pollUntilQuiet(polling, bed);
 		expectEachOnce(polling, expected);
 	});
