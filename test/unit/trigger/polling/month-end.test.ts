@@ -80,4 +80,20 @@ describe('Polling Trigger at month-end', () => {
 		await pollUntilQuiet(polling, bed);
 		expectEachOnce(polling, expected);
 	});
+
+	test('late-listed members of a big second: 2,500 changes in one second, one in ten listed up to 4 minutes late, each once', async () => {
+		const bed = bedOf();
+		const polling = trigger(bed, ['invoice.issued']);
+		await polling.activate();
+		bed.sim.clock.advance(MINUTE);
+		let made = 0;
+		bed.sim.data.setListingLag(() => (made++ % 10 === 3 ? 4 * MINUTE : 0));
+		const expected = issueMany(bed, 2500);
+		bed.sim.data.setListingLag(undefined);
+		const first = await polling.poll();
+		if ('error' in first) throw first.error;
+		expect(first.items?.length).toBe(2250);
+		await pollUntilQuiet(polling, bed, MINUTE);
+		expectEachOnce(polling, expected);
+	});
 });
