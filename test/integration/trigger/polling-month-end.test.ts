@@ -30,22 +30,6 @@ async function burstAfterBaseline(bed: Testbed, count: number) {
 }
 
 describe('Polling Trigger at month-end', () => {
-	test('a billing run of 4,000 invoices dated one day, issued in batches over 8 hours: each issued once', async () => {
-		await withTestbed({}, async (bed) => {
-			const polling = pollingWorkflow(bed, ['invoice.issued']);
-			await polling.activate();
-			const day = new Date(bed.sim.clock.now().getTime() + HOUR).toISOString().slice(0, 10);
-			const expected: string[] = [];
-			for (let batch = 0; batch < 8; batch++) {
-				bed.sim.clock.advance(HOUR);
-				expected.push(...issueMany(bed, 500, { issueDate: `${day}T00:00:00Z` }));
-				await pollUntilQuiet(polling, bed, 10 * MINUTE, 3);
-			}
-			await pollUntilQuiet(polling, bed, 10 * MINUTE);
-			expectEachOnce(polling, expected);
-		});
-	});
-
 	test('corrections to 3,500 invoices paid over a day report nothing again', async () => {
 		await withTestbed({}, async (bed) => {
 			const polling = pollingWorkflow(bed, ['invoice.issued', 'invoice.paid']);

@@ -12,6 +12,7 @@ import {
 import {
 	allEventIds,
 	expectEachOnce,
+	HOUR,
 	issueMany,
 	LISTED_WITHIN,
 	MINUTE,
@@ -94,6 +95,21 @@ describe('Polling Trigger at month-end', () => {
 		if ('error' in first) throw first.error;
 		expect(first.items?.length).toBe(2250);
 		await pollUntilQuiet(polling, bed, MINUTE);
+		expectEachOnce(polling, expected);
+	});
+
+	test('a billing run of 4,000 invoices dated one day, issued in batches over 8 hours: each issued once', async () => {
+		const bed = bedOf();
+		const polling = trigger(bed, ['invoice.issued']);
+		await polling.activate();
+		const day = new Date(bed.sim.clock.now().getTime() + HOUR).toISOString().slice(0, 10);
+		const expected: string[] = [];
+		for (let batch = 0; batch < 8; batch++) {
+			bed.sim.clock.advance(HOUR);
+			expected.push(...issueMany(bed, 500, { issueDate: `${day}T00:00:00Z` }));
+			await pollUntilQuiet(polling, bed, 10 * MINUTE, 3);
+		}
+		await pollUntilQuiet(polling, bed, 10 * MINUTE);
 		expectEachOnce(polling, expected);
 	});
 });
