@@ -112,4 +112,28 @@ describe('Polling Trigger at month-end', () => {
 		await pollUntilQuiet(polling, bed, 10 * MINUTE);
 		expectEachOnce(polling, expected);
 	});
+
+	test('corrections to 3,500 invoices paid over a day report nothing again', async () => {
+		const bed = bedOf();
+		const polling = trigger(bed, ['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		bed.sim.clock.advance(MINUTE);
+		const numbers = Array.from(
+			{ length: 3500 },
+			() => bed.sim.issueInvoice().invoice.invoiceNumber,
+		);
+		await pollUntilQuiet(polling, bed);
+		for (const [index, number] of numbers.entries()) {
+			if (index % 500 === 0) bed.sim.clock.advance(HOUR);
+			bed.sim.payInvoice(number);
+		}
+		await pollUntilQuiet(polling, bed);
+		bed.sim.clock.advance(2 * 24 * HOUR);
+		for (const number of numbers) bed.sim.editInvoice(number);
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(polling, [
+			...numbers.map((number) => `invoice.issued:${number}`),
+			...numbers.map((number) => `invoice.paid:${number}`),
+		]);
+	});
 });
