@@ -136,4 +136,21 @@ describe('Polling Trigger at month-end', () => {
 			...numbers.map((number) => `invoice.paid:${number}`),
 		]);
 	});
+
+	test('the start-of-trigger sync lag: an invoice dated before the start but listed after it is issued once; one listed before the start never is', async () => {
+		const bed = bedOf();
+		const { sim } = bed;
+		const before = new Date(sim.clock.now().getTime() - HOUR).toISOString().replace(/\.\d+Z$/, 'Z');
+		const listedBefore = sim.issueInvoice({ issueDate: before }).invoice.invoiceNumber;
+		// Issued now, listed only 4 minutes later: after the trigger's start.
+		sim.data.setListingLag(() => 4 * MINUTE);
+		const listedAfter = sim.issueInvoice({ issueDate: before }).invoice.invoiceNumber;
+		sim.data.setListingLag(undefined);
+		const polling = trigger(bed, ['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		sim.payInvoice(listedBefore);
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(polling, [`invoice.issued:${listedAfter}`, `invoice.paid:${listedBefore}`]);
+	});
 });
