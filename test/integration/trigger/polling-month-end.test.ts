@@ -4,12 +4,9 @@
  * against the simulator until nothing more comes, and asserts that every change started the
  * workflow once: 0 lost, 0 twice.
  */
-import { sleep } from 'n8n-workflow';
-
 import { PollingWorkflow } from '../../harness/poller';
 import type { Testbed } from '../../harness/testbed';
 import {
-	allEventIds,
 	expectEachOnce,
 	issueMany,
 	MINUTE,
@@ -29,27 +26,6 @@ async function burstAfterBaseline(bed: Testbed, count: number) {
 }
 
 describe('Polling Trigger at month-end', () => {
-	test('overlapping polls during a live burst of 3,000 in one second: the later one leaves the work to the running one, each within its budget; each change once', async () => {
-		await withTestbed({}, async (bed) => {
-			const { sim } = bed;
-			const { polling, expected } = await burstAfterBaseline(bed, 3000);
-			sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
-			for (let round = 0; round < 20 && allEventIds(polling).length < 3000; round++) {
-				const started = Date.now();
-				const running = polling.poll();
-				await sleep(300);
-				const overlapping = await polling.poll();
-				expect(overlapping).toEqual({ items: null });
-				const outcome = await running;
-				if ('error' in outcome) throw outcome.error;
-				expect(Date.now() - started).toBeLessThanOrEqual(1000 + 1500);
-				sim.clock.advance(10_000);
-			}
-			await pollUntilQuiet(polling, bed);
-			expectEachOnce(polling, expected);
-		});
-	});
-
 	test('a poll whose list request hangs ends within 1.5 s of its budget, stores nothing, and does not stop the next poll; each change once', async () => {
 		await withTestbed({}, async (bed) => {
 			const { sim } = bed;

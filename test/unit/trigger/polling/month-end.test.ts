@@ -153,4 +153,26 @@ describe('Polling Trigger at month-end', () => {
 		await pollUntilQuiet(polling, bed);
 		expectEachOnce(polling, [`invoice.issued:${listedAfter}`, `invoice.paid:${listedBefore}`]);
 	});
+
+	test('overlapping polls during a live burst of 3,000 in one second: the later one leaves the work to the running one, each within its budget; each change once', async () => {
+		const bed = bedOf();
+		const { sim, time } = bed;
+		const { polling, expected } = await burstAfterBaseline(bed, 3000);
+		sim.faults.add({ route: 'invoices.list', latencyMs: 200 });
+		for (let round = 0; round < 20 && allEventIds(polling).length < 3000; round++) {
+			await time.run(async () => {
+				const started = time.now();
+				const running = polling.poll();
+				await time.sleep(300);
+				const overlapping = await polling.poll();
+				expect(overlapping).toEqual({ items: null });
+				const outcome = await running;
+				if ('error' in outcome) throw outcome.error;
+				expect(time.now() - started).toBeLessThanOrEqual(1000 + DEADLINE_GRACE_MS);
+			});
+			sim.clock.advance(10_000);
+		}
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(polling, expected);
+	});
 });
