@@ -175,4 +175,21 @@ describe('Polling Trigger at month-end', () => {
 		await pollUntilQuiet(polling, bed);
 		expectEachOnce(polling, expected);
 	});
+
+	test('a poll whose list request hangs ends within 1.5 s of its budget, stores nothing, and does not stop the next poll; each change once', async () => {
+		const bed = bedOf();
+		const { sim } = bed;
+		const { polling, expected } = await burstAfterBaseline(bed, 50);
+		const saved = JSON.stringify(polling.savedStaticData());
+		sim.faults.add({ route: 'invoices.list', latencyMs: 8000, times: 1 });
+		const hung = await polling.poll();
+		expect(polling.durations.at(-1)).toBeLessThanOrEqual(1000 + DEADLINE_GRACE_MS);
+		expect('error' in hung).toBe(true);
+		expect(JSON.stringify(polling.savedStaticData())).toBe(saved);
+		const next = await polling.poll();
+		if ('error' in next) throw next.error;
+		expect(next.items).toHaveLength(50);
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(polling, expected);
+	});
 });
