@@ -192,4 +192,26 @@ describe('Polling Trigger at month-end', () => {
 		await pollUntilQuiet(polling, bed);
 		expectEachOnce(polling, expected);
 	});
+
+	test('on n8n’s durable scheduler, a poll that starts before the last reporting poll’s static data landed reports nothing again', async () => {
+		const bed = bedOf();
+		const { sim } = bed;
+		const polling = new InProcessTrigger(bed, {
+			events: ['invoice.issued'],
+			budgetMs: 5000,
+			durable: true,
+		});
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		await polling.poll();
+		const first = issueMany(bed, 30);
+		const reporting = await polling.poll(true);
+		expect('items' in reporting && reporting.items).toHaveLength(30);
+		// n8n has not saved it yet: the next poll reads the static data before it.
+		expect(await polling.poll()).toEqual({ items: null });
+		polling.commitHeld();
+		const second = issueMany(bed, 5);
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(polling, [...first, ...second]);
+	});
 });
