@@ -22,7 +22,7 @@ import {
 
 const STATE_BOUND = 20_000;
 
-/** A bed like the HTTP suite's own per test: 5 invoices and 5 assets unless given. */
+/** A service of its own for a test: 5 invoices and 5 assets unless given. */
 function bedOf(options: Parameters<typeof inProcessBed>[0] = {}): InProcessBed {
 	return inProcessBed({ invoices: 5, assets: 5, ...options });
 }

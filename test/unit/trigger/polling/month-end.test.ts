@@ -20,7 +20,7 @@ import {
 } from '../../../harness/polled-events';
 import { DEADLINE_GRACE_MS } from '../../../../nodes/InvoicingAssets/transport/retry';
 
-/** A bed like the HTTP suite's own per test: 5 invoices and 5 assets. */
+/** A service of its own for a test: 5 invoices and 5 assets. */
 function bedOf(): InProcessBed {
 	return inProcessBed({ invoices: 5, assets: 5 });
 }
