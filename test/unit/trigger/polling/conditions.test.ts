@@ -1,0 +1,49 @@
+/**
+ * The Polling Trigger under the conditions real services create (issue 20), in simulated time:
+ * records changed twice within a second, invoices listed long after their issueDate or with an
+ * issueDate of another form, edits after a final state, lists without totalItems or in another
+ * order, stamps the trigger cannot trust, overlapping polls and rate limits. Each change must
+ * start the workflow once: nothing lost, nothing twice.
+ */
+import {
+	inProcessBed,
+	InProcessTrigger,
+	type InProcessBed,
+} from '../../../harness/in-process-poller';
+import { allEventIds as reported, itemsOf, MINUTE } from '../../../harness/polled-events';
+
+/** A service of its own for each test: 30 invoices and 40 assets. */
+let bed: InProcessBed;
+
+beforeEach(() => {
+	bed = inProcessBed({ invoices: 30, assets: 40 });
+});
+
+function workflow(events: string[] = ['*'], budgetMs?: number) {
+	return new InProcessTrigger(bed, { events, budgetMs });
+}
+
+describe('Polling Trigger: changes that share a second', () => {
+	test('an invoice paid in the second it was issued (and polled) in is reported paid; the same state read again is not', async () => {
+		const { sim } = bed;
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const expected: string[] = [];
+		let sameSecond = 0;
+		for (let attempt = 0; attempt < 10 && sameSecond < 2; attempt++) {
+			const issued = sim.issueInvoice().invoice;
+			await polling.poll();
+			const paid = sim.payInvoice(issued.invoiceNumber).invoice;
+			await polling.poll();
+			expected.push(
+				`invoice.issued:${issued.invoiceNumber}`,
+				`invoice.paid:${issued.invoiceNumber}`,
+			);
+			if (paid.updatedAt === issued.updatedAt) sameSecond += 1;
+		}
+		expect(sameSecond).toBeGreaterThan(0);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+		expect(reported(polling)).toEqual(expected);
+	});
+});
