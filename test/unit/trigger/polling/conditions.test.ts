@@ -5,6 +5,8 @@
  * order, stamps the trigger cannot trust, overlapping polls and rate limits. Each change must
  * start the workflow once: nothing lost, nothing twice.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import {
 	inProcessBed,
 	InProcessTrigger,
@@ -21,6 +23,21 @@ beforeEach(() => {
 
 function workflow(events: string[] = ['*'], budgetMs?: number) {
 	return new InProcessTrigger(bed, { events, budgetMs });
+}
+
+/** The first `count` assets that are not retired. */
+function assetIds(count: number): string[] {
+	return bed.sim.data
+		.assets()
+		.filter((asset) => asset.status !== 'retired')
+		.slice(0, count)
+		.map((asset) => asset.assetId);
+}
+
+function openAsset(): string {
+	const [assetId] = assetIds(1);
+	if (!assetId) throw new Error('No asset left to change');
+	return assetId;
 }
 
 describe('Polling Trigger: changes that share a second', () => {
@@ -45,5 +62,26 @@ describe('Polling Trigger: changes that share a second', () => {
 		expect(sameSecond).toBeGreaterThan(0);
 		expect(itemsOf(await polling.poll())).toEqual([]);
 		expect(reported(polling)).toEqual(expected);
+	});
+
+	test('an asset changed twice within one second, polled in between, is reported twice, with two eventIds', async () => {
+		const { sim } = bed;
+		const polling = workflow(['asset.updated']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const assetId = openAsset();
+		const first = sim.updateAsset(assetId, { site: 'Zurich Lab' }).asset;
+		const firstItems = itemsOf(await polling.poll());
+		const second = sim.updateAsset(assetId, { site: 'Vienna Office' }).asset;
+		const secondItems = itemsOf(await polling.poll());
+		expect(second.updatedAt).toBe(first.updatedAt);
+		expect(firstItems.map((item) => (item.data as IDataObject).site)).toEqual(['Zurich Lab']);
+		expect(secondItems.map((item) => (item.data as IDataObject).site)).toEqual(['Vienna Office']);
+		expect(firstItems[0].eventId).toMatch(
+			new RegExp(`^asset\\.updated:${assetId}:${first.updatedAt}:[0-9a-f]{8}$`),
+		);
+		expect(secondItems[0].eventId).not.toBe(firstItems[0].eventId);
+		expect(secondItems[0].eventId).toMatch(`asset.updated:${assetId}:${second.updatedAt}:`);
+		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
 });
