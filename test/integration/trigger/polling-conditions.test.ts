@@ -48,32 +48,6 @@ function openAsset(): string {
 	return assetId;
 }
 
-describe('Polling Trigger: changes that share a second', () => {
-	test('two assets changed in one second each several times, with a poll after each change: every state once', async () => {
-		const { sim } = testbed;
-		const polling = workflow(['asset.updated']);
-		await polling.activate();
-		sim.clock.advance(MINUTE);
-		const [a, b] = assetIds(testbed, 2);
-		const sites = ['Berlin HQ', 'Munich DC-2', 'Hamburg Branch'];
-		for (const site of sites) {
-			sim.updateAsset(a, { site });
-			sim.updateAsset(b, { site });
-			await polling.poll();
-		}
-		const items = polling.executions.flat().map((item) => item.json);
-		expect(
-			items
-				.map(
-					(item) =>
-						`${String((item.data as IDataObject).assetId)} ${String((item.data as IDataObject).site)}`,
-				)
-				.sort(),
-		).toEqual(sites.flatMap((site) => [`${a} ${site}`, `${b} ${site}`]).sort());
-		expect(new Set(reported(polling)).size).toBe(6);
-	});
-});
-
 describe('Polling Trigger: when an invoice counts as issued', () => {
 	test('an invoice listed hours after its issueDate (a sync lag) is reported issued once, and paid later only as paid', async () => {
 		const { sim } = testbed;

@@ -84,4 +84,28 @@ describe('Polling Trigger: changes that share a second', () => {
 		expect(secondItems[0].eventId).toMatch(`asset.updated:${assetId}:${second.updatedAt}:`);
 		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
+
+	test('two assets changed in one second each several times, with a poll after each change: every state once', async () => {
+		const { sim } = bed;
+		const polling = workflow(['asset.updated']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const [a, b] = assetIds(2);
+		const sites = ['Berlin HQ', 'Munich DC-2', 'Hamburg Branch'];
+		for (const site of sites) {
+			sim.updateAsset(a, { site });
+			sim.updateAsset(b, { site });
+			await polling.poll();
+		}
+		const items = polling.executions.flat().map((item) => item.json);
+		expect(
+			items
+				.map(
+					(item) =>
+						`${String((item.data as IDataObject).assetId)} ${String((item.data as IDataObject).site)}`,
+				)
+				.sort(),
+		).toEqual(sites.flatMap((site) => [`${a} ${site}`, `${b} ${site}`]).sort());
+		expect(new Set(reported(polling)).size).toBe(6);
+	});
 });
