@@ -12,7 +12,13 @@ import {
 	InProcessTrigger,
 	type InProcessBed,
 } from '../../../harness/in-process-poller';
-import { allEventIds as reported, itemsOf, MINUTE } from '../../../harness/polled-events';
+import {
+	allEventIds as reported,
+	HOUR,
+	itemsOf,
+	keys,
+	MINUTE,
+} from '../../../harness/polled-events';
 
 /** A service of its own for each test: 30 invoices and 40 assets. */
 let bed: InProcessBed;
@@ -107,5 +113,32 @@ describe('Polling Trigger: changes that share a second', () => {
 				.sort(),
 		).toEqual(sites.flatMap((site) => [`${a} ${site}`, `${b} ${site}`]).sort());
 		expect(new Set(reported(polling)).size).toBe(6);
+	});
+});
+
+describe('Polling Trigger: when an invoice counts as issued', () => {
+	test('an invoice listed hours after its issueDate (a sync lag) is reported issued once, and paid later only as paid', async () => {
+		const { sim } = bed;
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(3 * HOUR);
+		// Issued 2 hours ago by the enterprise system, after the trigger started; listed only now.
+		const issueDate = new Date(sim.clock.now().getTime() - 2 * HOUR)
+			.toISOString()
+			.replace(/\.\d{3}Z$/, 'Z');
+		const late = sim.issueInvoice({ issueDate }).invoice;
+		expect(late.updatedAt > late.issueDate).toBe(true);
+		expect(itemsOf(await polling.poll())).toEqual([
+			expect.objectContaining({
+				eventId: `invoice.issued:${late.invoiceNumber}`,
+				occurredAt: issueDate,
+			}),
+		]);
+		sim.clock.advance(10 * MINUTE);
+		sim.payInvoice(late.invoiceNumber);
+		expect(keys(itemsOf(await polling.poll()))).toEqual([`invoice.paid:${late.invoiceNumber}`]);
+		sim.clock.advance(10 * MINUTE);
+		sim.editInvoice(late.invoiceNumber);
+		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
 });
