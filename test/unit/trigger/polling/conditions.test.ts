@@ -141,4 +141,22 @@ describe('Polling Trigger: when an invoice counts as issued', () => {
 		sim.editInvoice(late.invoiceNumber);
 		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
+
+	test('an invoice issued before the trigger started is never reported as issued: paid now, it is only paid', async () => {
+		const { sim } = bed;
+		const old = sim.issueInvoice().invoice.invoiceNumber;
+		// Back-dated to before the start, first listed after it: it counts as issued before.
+		const backDated = sim.issueInvoice({ issueDate: '2025-06-30T08:00:00Z' }).invoice.invoiceNumber;
+		// Dated ahead (a scheduled invoice), listed before the start.
+		const ahead = new Date(sim.clock.now().getTime() + 2 * 24 * HOUR).toISOString();
+		const scheduled = sim.issueInvoice({ issueDate: `${ahead.slice(0, 10)}T00:00:00Z` }).invoice;
+		sim.clock.advance(10 * MINUTE);
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		sim.payInvoice(old);
+		sim.editInvoice(backDated);
+		sim.editInvoice(scheduled.invoiceNumber);
+		expect(keys(itemsOf(await polling.poll()))).toEqual([`invoice.paid:${old}`]);
+	});
 });
