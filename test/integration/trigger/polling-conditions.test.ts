@@ -49,20 +49,6 @@ function openAsset(): string {
 }
 
 describe('Polling Trigger: when an invoice counts as issued', () => {
-	test('a record kind whose first poll failed starts with the others: its changes after the first poll come', async () => {
-		const { sim } = testbed;
-		const polling = workflow(['*']);
-		sim.faults.add({ route: 'assets.list', status: 429, retryAfter: 60, times: 1 });
-		await polling.activate();
-		sim.clock.advance(MINUTE);
-		const [assetId] = assetIds(testbed, 1);
-		const asset = sim.updateAsset(assetId).asset;
-		await pollUntilQuiet(polling, testbed);
-		expect(reported(polling).map((id) => id.replace(/:[0-9a-f]{8}$/, ''))).toEqual([
-			`asset.updated:${assetId}:${asset.updatedAt}`,
-		]);
-	});
-
 	test('issueDates as a date alone, with an offset or with fractions are read; each such invoice is issued once', async () => {
 		const { sim } = testbed;
 		const polling = workflow(['invoice.issued', 'invoice.paid']);

@@ -18,6 +18,7 @@ import {
 	itemsOf,
 	keys,
 	MINUTE,
+	pollUntilQuiet,
 } from '../../../harness/polled-events';
 
 /** A service of its own for each test: 30 invoices and 40 assets. */
@@ -158,5 +159,19 @@ describe('Polling Trigger: when an invoice counts as issued', () => {
 		sim.editInvoice(backDated);
 		sim.editInvoice(scheduled.invoiceNumber);
 		expect(keys(itemsOf(await polling.poll()))).toEqual([`invoice.paid:${old}`]);
+	});
+
+	test('a record kind whose first poll failed starts with the others: its changes after the first poll come', async () => {
+		const { sim } = bed;
+		const polling = workflow(['*']);
+		sim.faults.add({ route: 'assets.list', status: 429, retryAfter: 60, times: 1 });
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const [assetId] = assetIds(1);
+		const asset = sim.updateAsset(assetId).asset;
+		await pollUntilQuiet(polling, bed);
+		expect(reported(polling).map((id) => id.replace(/:[0-9a-f]{8}$/, ''))).toEqual([
+			`asset.updated:${assetId}:${asset.updatedAt}`,
+		]);
 	});
 });
