@@ -5,8 +5,6 @@
  * the trigger cannot trust, overlapping polls and rate limits. Each change must start the
  * workflow once: nothing lost, nothing twice.
  */
-import type { IDataObject } from 'n8n-workflow';
-
 import { POLL_BUDGET_REACHES_THE_NODE, testNeeding2x } from '../../harness/engine';
 import { startTestbed, type Testbed } from '../../harness/testbed';
 import {
@@ -47,48 +45,6 @@ function openAsset(): string {
 	if (!assetId) throw new Error('No asset left to change');
 	return assetId;
 }
-
-describe('Polling Trigger: when an invoice counts as issued', () => {
-	test('issueDates as a date alone, with an offset or with fractions are read; each such invoice is issued once', async () => {
-		const { sim } = testbed;
-		const polling = workflow(['invoice.issued', 'invoice.paid']);
-		await polling.activate();
-		sim.clock.advance(26 * HOUR);
-		const now = sim.clock.now();
-		const day = now.toISOString().slice(0, 10);
-		const forms = {
-			// The day of issue alone: it may mean any moment of that day, so it counts as after the start.
-			dateOnly: day,
-			offset: `${day}T${String(now.getUTCHours()).padStart(2, '0')}:00:00+00:00`,
-			fractions: `${now.toISOString().slice(0, 19)}.250Z`,
-		};
-		const numbers = Object.entries(forms).map(
-			([form, issueDate]) =>
-				sim.issueInvoice(
-					{ issueDate },
-					{ deviation: `an issueDate ${form}, outside the spec's form` },
-				).invoice.invoiceNumber,
-		);
-		// A date alone more than 3 days (ISSUED_WITHIN_MS) before the first sighting: not issued now.
-		const dayBefore = new Date(now.getTime() - 5 * 24 * HOUR).toISOString().slice(0, 10);
-		const before = sim.issueInvoice(
-			{ issueDate: dayBefore },
-			{ deviation: 'an issueDate as a date alone, outside the spec’s form' },
-		).invoice.invoiceNumber;
-		const first = itemsOf(await polling.poll());
-		expect(keys(first).sort()).toEqual(numbers.map((number) => `invoice.issued:${number}`).sort());
-		expect(
-			first.find((item) => (item.data as IDataObject).invoiceNumber === numbers[0]),
-		).toMatchObject({
-			occurredAt: `${day}T00:00:00Z`,
-		});
-		sim.clock.advance(MINUTE);
-		for (const number of [...numbers, before]) sim.payInvoice(number);
-		expect(keys(itemsOf(await polling.poll())).sort()).toEqual(
-			[...numbers, before].map((number) => `invoice.paid:${number}`).sort(),
-		);
-	});
-});
 
 describe('Polling Trigger: final states once', () => {
 	test('a paid or cancelled invoice edited later starts nothing; a retired asset edited later is an Asset Updated', async () => {

@@ -174,4 +174,37 @@ describe('Polling Trigger: when an invoice counts as issued', () => {
 			`asset.updated:${assetId}:${asset.updatedAt}`,
 		]);
 	});
+
+	test('issueDates as a date alone, with an offset or with fractions are read; each such invoice is issued once', async () => {
+		const { sim } = bed;
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(26 * HOUR);
+		const now = sim.clock.now();
+		const day = now.toISOString().slice(0, 10);
+		const forms = {
+			// The day of issue alone: it may mean any moment of that day, so it counts as after the start.
+			dateOnly: day,
+			offset: `${day}T${String(now.getUTCHours()).padStart(2, '0')}:00:00+00:00`,
+			fractions: `${now.toISOString().slice(0, 19)}.250Z`,
+		};
+		const numbers = Object.values(forms).map(
+			(issueDate) => sim.issueInvoice({ issueDate }).invoice.invoiceNumber,
+		);
+		// A date alone more than 3 days (ISSUED_WITHIN_MS) before the first sighting: not issued now.
+		const dayBefore = new Date(now.getTime() - 5 * 24 * HOUR).toISOString().slice(0, 10);
+		const before = sim.issueInvoice({ issueDate: dayBefore }).invoice.invoiceNumber;
+		const first = itemsOf(await polling.poll());
+		expect(keys(first).sort()).toEqual(numbers.map((number) => `invoice.issued:${number}`).sort());
+		expect(
+			first.find((item) => (item.data as IDataObject).invoiceNumber === numbers[0]),
+		).toMatchObject({
+			occurredAt: `${day}T00:00:00Z`,
+		});
+		sim.clock.advance(MINUTE);
+		for (const number of [...numbers, before]) sim.payInvoice(number);
+		expect(keys(itemsOf(await polling.poll())).sort()).toEqual(
+			[...numbers, before].map((number) => `invoice.paid:${number}`).sort(),
+		);
+	});
 });
