@@ -46,45 +46,6 @@ function openAsset(): string {
 	return assetId;
 }
 
-describe('Polling Trigger: final states once', () => {
-	test('a paid or cancelled invoice edited later starts nothing; a retired asset edited later is an Asset Updated', async () => {
-		const { sim } = testbed;
-		const polling = workflow(['*']);
-		await polling.activate();
-		sim.clock.advance(MINUTE);
-		const paid = sim.issueInvoice().invoice.invoiceNumber;
-		const cancelled = sim.issueInvoice().invoice.invoiceNumber;
-		sim.payInvoice(paid);
-		sim.cancelInvoice(cancelled);
-		const assetId = openAsset();
-		sim.retireAsset(assetId);
-		expect(keys(itemsOf(await polling.poll())).sort()).toEqual(
-			[
-				`asset.retired:${assetId}`,
-				`invoice.cancelled:${cancelled}`,
-				`invoice.issued:${cancelled}`,
-				`invoice.issued:${paid}`,
-				`invoice.paid:${paid}`,
-			].sort(),
-		);
-		for (let round = 0; round < 2; round++) {
-			sim.clock.advance(MINUTE);
-			sim.editInvoice(paid);
-			sim.editInvoice(cancelled);
-			const edited = sim.updateAsset(assetId, { site: `Site ${round}` }).asset;
-			const items = itemsOf(await polling.poll());
-			expect(items).toEqual([
-				expect.objectContaining({
-					eventType: 'asset.updated',
-					data: expect.objectContaining({ status: 'retired', site: `Site ${round}` }),
-				}),
-			]);
-			expect(items[0].eventId).toContain(`asset.updated:${assetId}:${edited.updatedAt}:`);
-		}
-		expect(itemsOf(await polling.poll())).toEqual([]);
-	});
-});
-
 describe('Polling Trigger: lists that page otherwise', () => {
 	test('a list without totalItems is read to its short page: 250 changes, 250 events', async () => {
 		const { sim } = testbed;
