@@ -247,3 +247,19 @@ describe('Polling Trigger: final states once', () => {
 		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
 });
+
+describe('Polling Trigger: lists that page otherwise', () => {
+	test('a list without totalItems is read to its short page: 250 changes, 250 events', async () => {
+		const { sim } = bed;
+		const polling = workflow(['invoice.issued']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		sim.setListShape({ totalItems: 'null' });
+		const expected = Array.from({ length: 250 }, () => {
+			sim.clock.advance(1000);
+			return `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`;
+		});
+		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual(expected);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+});
