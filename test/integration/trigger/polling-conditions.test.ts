@@ -10,14 +10,12 @@ import { startTestbed, type Testbed } from '../../harness/testbed';
 import {
 	allEventIds as reported,
 	assetIds,
-	expectEachOnce,
 	HOUR,
 	issueMany,
 	itemsOf,
 	keys,
 	MINUTE,
 	pollingWorkflow,
-	pollUntilQuiet,
 	withTestbed,
 } from './polling-helpers';
 
@@ -45,52 +43,6 @@ function openAsset(): string {
 	if (!assetId) throw new Error('No asset left to change');
 	return assetId;
 }
-
-describe('Polling Trigger: lists that page otherwise', () => {
-	test('without totalItems, in updatedAt order, a record changed while the pages are read moves the others up: the one a follow read missed comes with the settle read, each change once', async () => {
-		const paidDuringRead: string[] = [];
-		let payOnSecondPage: (() => void) | undefined;
-		await withTestbed(
-			{
-				onRequest: (request) => {
-					if (request.route === 'invoices.list' && payOnSecondPage) {
-						const pay = payOnSecondPage;
-						pay();
-					}
-				},
-			},
-			async (bed) => {
-				const { sim } = bed;
-				sim.setListShape({ order: 'updatedAt', totalItems: 'null' });
-				const polling = workflow(['invoice.issued', 'invoice.paid'], bed);
-				await polling.activate();
-				sim.clock.advance(MINUTE);
-				const numbers = Array.from({ length: 250 }, () => {
-					sim.clock.advance(1000);
-					return sim.issueInvoice().invoice.invoiceNumber;
-				});
-				let lists = 0;
-				payOnSecondPage = () => {
-					lists += 1;
-					// As page 2 is asked for, an invoice of page 1 changes and moves to the end.
-					if (lists === 2) {
-						sim.clock.advance(1000);
-						sim.payInvoice(numbers[4]);
-						paidDuringRead.push(numbers[4]);
-					}
-				};
-				itemsOf(await polling.poll());
-				payOnSecondPage = undefined;
-				expect(paidDuringRead).toEqual([numbers[4]]);
-				await pollUntilQuiet(polling, bed);
-				expectEachOnce(polling, [
-					...numbers.map((number) => `invoice.issued:${number}`),
-					`invoice.paid:${numbers[4]}`,
-				]);
-			},
-		);
-	});
-});
 
 describe('Polling Trigger: stamps it cannot trust', () => {
 	test('a record stamped years ahead is reported once and blinds the trigger to nothing', async () => {

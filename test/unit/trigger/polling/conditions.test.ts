@@ -14,6 +14,7 @@ import {
 } from '../../../harness/in-process-poller';
 import {
 	allEventIds as reported,
+	expectEachOnce,
 	HOUR,
 	itemsOf,
 	keys,
@@ -261,5 +262,37 @@ describe('Polling Trigger: lists that page otherwise', () => {
 		});
 		expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual(expected);
 		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+
+	test('without totalItems, in updatedAt order, a record changed while the pages are read moves the others up: the one a follow read missed comes with the settle read, each change once', async () => {
+		const { sim } = bed;
+		sim.setListShape({ order: 'updatedAt', totalItems: 'null' });
+		const polling = workflow(['invoice.issued', 'invoice.paid']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const numbers = Array.from({ length: 250 }, () => {
+			sim.clock.advance(1000);
+			return sim.issueInvoice().invoice.invoiceNumber;
+		});
+		const paidDuringRead: string[] = [];
+		let lists = 0;
+		sim.onRequest = ({ route }) => {
+			if (route !== 'invoices.list') return;
+			lists += 1;
+			// As page 2 is asked for, an invoice of page 1 changes and moves to the end.
+			if (lists === 2) {
+				sim.clock.advance(1000);
+				sim.payInvoice(numbers[4]);
+				paidDuringRead.push(numbers[4]);
+			}
+		};
+		itemsOf(await polling.poll());
+		sim.onRequest = undefined;
+		expect(paidDuringRead).toEqual([numbers[4]]);
+		await pollUntilQuiet(polling, bed);
+		expectEachOnce(polling, [
+			...numbers.map((number) => `invoice.issued:${number}`),
+			`invoice.paid:${numbers[4]}`,
+		]);
 	});
 });
