@@ -38,33 +38,7 @@ function workflow(events: string[] = ['*'], bed: Testbed = testbed, budgetMs?: n
 	return pollingWorkflow(bed, events, budgetMs);
 }
 
-function openAsset(): string {
-	const [assetId] = assetIds(testbed, 1);
-	if (!assetId) throw new Error('No asset left to change');
-	return assetId;
-}
-
 describe('Polling Trigger: stamps it cannot trust', () => {
-	test('a record with an unreadable updatedAt is reported once and jams nothing', async () => {
-		const { sim } = testbed;
-		const polling = workflow(['asset.updated', 'asset.retired']);
-		await polling.activate();
-		sim.clock.advance(MINUTE);
-		const odd = openAsset();
-		sim.updateAsset(odd, { site: 'London Docklands' });
-		sim.restamp('asset', odd, 'yesterday, around noon', {
-			deviation: 'an updatedAt that is no timestamp',
-		});
-		expect(keys(itemsOf(await polling.poll()))).toEqual([`asset.updated:${odd}`]);
-		for (let round = 0; round < 2; round++) {
-			sim.clock.advance(10 * MINUTE);
-			const other = openAsset();
-			sim.retireAsset(other);
-			const outcome = await polling.poll();
-			expect(keys(itemsOf(outcome))).toEqual([`asset.retired:${other}`]);
-		}
-	});
-
 	test('updatedAt with fractions of a second or a UTC offset: each change once', async () => {
 		const { sim } = testbed;
 		const polling = workflow(['asset.updated']);

@@ -313,4 +313,23 @@ describe('Polling Trigger: stamps it cannot trust', () => {
 		}
 		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
+
+	test('a record with an unreadable updatedAt is reported once and jams nothing', async () => {
+		const { sim } = bed;
+		const polling = workflow(['asset.updated', 'asset.retired']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const odd = openAsset();
+		sim.updateAsset(odd, { site: 'London Docklands' });
+		sim.restamp('asset', odd, 'yesterday, around noon');
+		expect(keys(itemsOf(await polling.poll()))).toEqual([`asset.updated:${odd}`]);
+		for (let round = 0; round < 2; round++) {
+			sim.clock.advance(10 * MINUTE);
+			// Another asset: the odd one stays listed with its unreadable stamp.
+			const other = assetIds(3).find((assetId) => assetId !== odd) as string;
+			sim.retireAsset(other);
+			const outcome = await polling.poll();
+			expect(keys(itemsOf(outcome))).toEqual([`asset.retired:${other}`]);
+		}
+	});
 });
