@@ -9,11 +9,8 @@ import { POLL_BUDGET_REACHES_THE_NODE, testNeeding2x } from '../../harness/engin
 import { startTestbed, type Testbed } from '../../harness/testbed';
 import {
 	allEventIds as reported,
-	assetIds,
-	HOUR,
 	issueMany,
 	itemsOf,
-	keys,
 	MINUTE,
 	pollingWorkflow,
 	withTestbed,
@@ -37,35 +34,6 @@ afterEach(() => {
 function workflow(events: string[] = ['*'], bed: Testbed = testbed, budgetMs?: number) {
 	return pollingWorkflow(bed, events, budgetMs);
 }
-
-describe('Polling Trigger: stamps it cannot trust', () => {
-	test('updatedAt with fractions of a second or a UTC offset: each change once', async () => {
-		const { sim } = testbed;
-		const polling = workflow(['asset.updated']);
-		await polling.activate();
-		sim.clock.advance(MINUTE);
-		const now = sim.clock.now();
-		const second = now.toISOString().slice(0, 19);
-		const [withFraction, withOffset] = assetIds(testbed, 2);
-		sim.updateAsset(withFraction, { site: 'Zurich Lab' });
-		sim.restamp('asset', withFraction, `${second}.500Z`, {
-			deviation: 'an updatedAt with fractions',
-		});
-		sim.updateAsset(withOffset, { site: 'Zurich Lab' });
-		// The same moment at two hours behind UTC: as text it looks earlier than it is.
-		const local = new Date(now.getTime() - 2 * HOUR).toISOString().slice(0, 19);
-		sim.restamp('asset', withOffset, `${local}-02:00`, {
-			deviation: 'an updatedAt with an offset',
-		});
-		expect(keys(itemsOf(await polling.poll())).sort()).toEqual(
-			[`asset.updated:${withFraction}`, `asset.updated:${withOffset}`].sort(),
-		);
-		sim.clock.advance(2000);
-		expect(itemsOf(await polling.poll())).toEqual([]);
-		sim.clock.advance(10 * MINUTE);
-		expect(itemsOf(await polling.poll())).toEqual([]);
-	});
-});
 
 describe('Polling Trigger: polls n8n runs side by side, and rate limits', () => {
 	test('two polls of one trigger at the same time (n8n’s legacy scheduler) report each change once', async () => {

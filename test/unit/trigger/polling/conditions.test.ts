@@ -332,4 +332,27 @@ describe('Polling Trigger: stamps it cannot trust', () => {
 			expect(keys(itemsOf(outcome))).toEqual([`asset.retired:${other}`]);
 		}
 	});
+
+	test('updatedAt with fractions of a second or a UTC offset: each change once', async () => {
+		const { sim } = bed;
+		const polling = workflow(['asset.updated']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const now = sim.clock.now();
+		const second = now.toISOString().slice(0, 19);
+		const [withFraction, withOffset] = assetIds(2);
+		sim.updateAsset(withFraction, { site: 'Zurich Lab' });
+		sim.restamp('asset', withFraction, `${second}.500Z`);
+		sim.updateAsset(withOffset, { site: 'Zurich Lab' });
+		// The same moment at two hours behind UTC: as text it looks earlier than it is.
+		const local = new Date(now.getTime() - 2 * HOUR).toISOString().slice(0, 19);
+		sim.restamp('asset', withOffset, `${local}-02:00`);
+		expect(keys(itemsOf(await polling.poll())).sort()).toEqual(
+			[`asset.updated:${withFraction}`, `asset.updated:${withOffset}`].sort(),
+		);
+		sim.clock.advance(2000);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+		sim.clock.advance(10 * MINUTE);
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
 });
