@@ -7,14 +7,7 @@
  */
 import { POLL_BUDGET_REACHES_THE_NODE, testNeeding2x } from '../../harness/engine';
 import { startTestbed, type Testbed } from '../../harness/testbed';
-import {
-	allEventIds as reported,
-	issueMany,
-	itemsOf,
-	MINUTE,
-	pollingWorkflow,
-	withTestbed,
-} from './polling-helpers';
+import { itemsOf, MINUTE, pollingWorkflow } from './polling-helpers';
 
 let testbed: Testbed;
 
@@ -36,19 +29,6 @@ function workflow(events: string[] = ['*'], bed: Testbed = testbed, budgetMs?: n
 }
 
 describe('Polling Trigger: polls n8n runs side by side, and rate limits', () => {
-	test('two polls of one trigger at the same time (n8n’s legacy scheduler) report each change once', async () => {
-		await withTestbed({}, async (bed) => {
-			const polling = workflow(['invoice.issued'], bed);
-			await polling.activate();
-			bed.sim.clock.advance(MINUTE);
-			const expected = issueMany(bed, 5);
-			bed.sim.faults.add({ route: 'invoices.list', latencyMs: 300 });
-			await Promise.all([polling.poll(), polling.poll()]);
-			await polling.poll();
-			expect(reported(polling).sort()).toEqual([...expected].sort());
-		});
-	});
-
 	// n8n 1.x gives a poll no budget.
 	testNeeding2x(POLL_BUDGET_REACHES_THE_NODE)(
 		'a rate limit longer than the poll budget ends the poll at once, with the wait n8n 2.x backs off by',

@@ -16,6 +16,7 @@ import {
 	allEventIds as reported,
 	expectEachOnce,
 	HOUR,
+	issueMany,
 	itemsOf,
 	keys,
 	MINUTE,
@@ -354,5 +355,18 @@ describe('Polling Trigger: stamps it cannot trust', () => {
 		expect(itemsOf(await polling.poll())).toEqual([]);
 		sim.clock.advance(10 * MINUTE);
 		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+});
+
+describe('Polling Trigger: polls n8n runs side by side, and rate limits', () => {
+	test('two polls of one trigger at the same time (n8n’s legacy scheduler) report each change once', async () => {
+		const polling = workflow(['invoice.issued']);
+		await polling.activate();
+		bed.sim.clock.advance(MINUTE);
+		const expected = issueMany(bed, 5);
+		bed.sim.faults.add({ route: 'invoices.list', latencyMs: 300 });
+		await Promise.all([polling.poll(), polling.poll()]);
+		await polling.poll();
+		expect(reported(polling).sort()).toEqual([...expected].sort());
 	});
 });
