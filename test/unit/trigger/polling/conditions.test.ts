@@ -7,6 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { ERRORS_TELL_N8N_HOW_LONG_TO_WAIT, testNeeding2x } from '../../../harness/engine';
 import {
 	inProcessBed,
 	InProcessTrigger,
@@ -369,4 +370,27 @@ describe('Polling Trigger: polls n8n runs side by side, and rate limits', () => 
 		await polling.poll();
 		expect(reported(polling).sort()).toEqual([...expected].sort());
 	});
+
+	// n8n 1.x's NodeApiError carries no wait for its scheduler to back off by.
+	testNeeding2x(ERRORS_TELL_N8N_HOW_LONG_TO_WAIT)(
+		'a rate limit longer than the poll budget ends the poll at once, with the wait n8n 2.x backs off by',
+		async () => {
+			const { sim } = bed;
+			const polling = workflow(['invoice.issued'], 3000);
+			await polling.activate();
+			sim.clock.advance(MINUTE);
+			const number = sim.issueInvoice().invoice.invoiceNumber;
+			sim.faults.add({ route: 'invoices.list', status: 429, retryAfter: 10, times: 1 });
+			const failed = await polling.poll();
+			expect(polling.durations.at(-1)).toBeLessThan(3000);
+			if (!('error' in failed)) throw new Error('The poll did not fail');
+			expect(failed.error).toMatchObject({
+				httpCode: '429',
+				failure: { cause: 'rate-limited', retryAfterMs: 10_000 },
+			});
+			expect(itemsOf(await polling.poll()).map((item) => item.eventId)).toEqual([
+				`invoice.issued:${number}`,
+			]);
+		},
+	);
 });
