@@ -2,19 +2,7 @@ import { PollingWorkflow } from '../../harness/poller';
 import { startTestbed, type Testbed } from '../../harness/testbed';
 import type { SimulatorOptions } from '../../simulator';
 
-export {
-	allEventIds,
-	expectEachOnce,
-	HOUR,
-	issueMany,
-	itemsOf,
-	jsonOf,
-	keys,
-	LISTED_WITHIN,
-	MINUTE,
-	pollUntilQuiet,
-	storedStates,
-} from '../../harness/polled-events';
+export { allEventIds, itemsOf, jsonOf, keys, MINUTE } from '../../harness/polled-events';
 
 /** A published Polling Trigger for `events`, with n8n's poll budget `budgetMs` when given. */
 export function pollingWorkflow(bed: Testbed, events: string[] = ['*'], budgetMs?: number) {
