@@ -12,11 +12,12 @@ import type {
 import { Workflow } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, POLLING_TRIGGER_NODE_TYPE } from './node-types';
+import type { PollOutcome } from './polled-events';
 import type { Harness } from './workflow';
 
 export const POLLING_NODE_NAME = 'Polling Trigger';
 
-export type PollOutcome = { items: INodeExecutionData[] | null } | { error: Error };
+export type { PollOutcome } from './polled-events';
 
 /**
  * A published workflow with the Polling Trigger, run with n8n-core's PollContext the way n8n's

@@ -136,6 +136,8 @@ export class DataStore {
 	private listedFrom = new WeakMap<object, number>();
 	private replacedVersion = new WeakMap<object, object>();
 	private listingLag: ((record: Invoice | Asset) => number) | undefined;
+	/** Whether any version was listed late: the lists then look for the version listed by now. */
+	private listedLate = false;
 
 	constructor(options: SeedOptions = {}) {
 		this.seed(options);
@@ -301,12 +303,18 @@ export class DataStore {
 	) {
 		if (previous) this.replacedVersion.set(changed, previous);
 		const lag = now === undefined ? 0 : (this.listingLag?.(changed) ?? 0);
-		if (lag > 0) this.listedFrom.set(changed, (now as Date).getTime() + lag);
+		if (lag > 0) {
+			this.listedFrom.set(changed, (now as Date).getTime() + lag);
+			this.listedLate = true;
+		}
 	}
 
 	/** The records as lists show them at `nowMs`: the newest version of each listed by then. */
-	private listedVersions<T extends object>(records: readonly T[], nowMs: number | undefined): T[] {
-		if (nowMs === undefined) return [...records];
+	private listedVersions<T extends object>(
+		records: readonly T[],
+		nowMs: number | undefined,
+	): readonly T[] {
+		if (nowMs === undefined || !this.listedLate) return records;
 		const listed: T[] = [];
 		for (const record of records) {
 			let version: T | undefined = record;
@@ -582,9 +590,22 @@ function isUpdatedWithin(
 
 /** Two stamps by the moment they mean; as text when one is no time (a test's broken stamp). */
 function compareStamps(a: string, b: string): number {
-	const [first, second] = [Date.parse(a), Date.parse(b)];
-	if (Number.isFinite(first) && Number.isFinite(second)) return first - second;
+	const [first, second] = [momentOf(a), momentOf(b)];
+	if (first !== null && second !== null) return first - second;
 	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Each stamp parsed once (null: no time): every list request compares every record's. */
+const moments = new Map<string, number | null>();
+
+function momentOf(stamp: string): number | null {
+	let moment = moments.get(stamp);
+	if (moment === undefined) {
+		const parsed = Date.parse(stamp);
+		moment = Number.isNaN(parsed) ? null : parsed;
+		moments.set(stamp, moment);
+	}
+	return moment;
 }
 
 function generateAsset(random: Random, assetId: string, customer: Customer): Asset {

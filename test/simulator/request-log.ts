@@ -17,7 +17,8 @@ export class RequestLog {
 	private peaks = new Map<LoggedRoute, number>();
 
 	constructor(
-		private readonly tokens: TokenStore,
+		/** The identity service's token count (none for the in-memory service, which has no tokens). */
+		private readonly tokens: Pick<TokenStore, 'issued'>,
 		private readonly limit = DEFAULT_LOG_LIMIT,
 	) {}
 

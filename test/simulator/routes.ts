@@ -120,7 +120,7 @@ export interface RouteContext {
 	onRequest?: (request: ArrivingRequest) => void;
 }
 
-type Listener = 'identity' | 'service';
+export type Listener = 'identity' | 'service';
 
 /* ---------------------------------------------------------------- routing */
 
@@ -562,32 +562,48 @@ function handleService(
 				? { status: 200, body: asset }
 				: serviceError(404, 'not_found', `Asset '${params.assetId}' was not found.`);
 		}
-		case 'invoices.list': {
-			const query = readListQuery(search, INVOICE_FILTERS);
-			if ('status' in query) return query;
-			const filters = query.filters as InvoiceFilters;
-			const bad = checkInvoiceFilters(filters);
-			if (bad) return bad;
-			return deviatingList(ctx, query, (page, pageSize) =>
-				ctx.data.listInvoices(filters, page, pageSize, ctx.listShape().order, ctx.clock.nowMs()),
-			);
-		}
-		case 'assets.list': {
-			const query = readListQuery(search, ASSET_FILTERS);
-			if ('status' in query) return query;
-			const filters = query.filters as AssetFilters;
-			if (filters.status !== undefined && !isAssetStatus(filters.status)) {
-				return invalidParameter('status', `must be one of ${ASSET_STATUSES.join(', ')}`);
-			}
-			const badRange = checkTimeRange({ ...filters }, 'updatedFrom', 'updatedTo');
-			if (badRange) return badRange;
-			return deviatingList(ctx, query, (page, pageSize) =>
-				ctx.data.listAssets(filters, page, pageSize, ctx.listShape().order, ctx.clock.nowMs()),
-			);
-		}
+		case 'invoices.list':
+		case 'assets.list':
+			return answerList(ctx, route, search, ctx.clock.nowMs());
 		default:
 			return serviceError(404, 'not_found', 'No such endpoint.');
 	}
+}
+
+/** What the invoice and asset lists answer from: the records and the lists' test switches. */
+export type ListSource = Pick<RouteContext, 'data' | 'listShape' | 'listPagingDeviation'>;
+
+/**
+ * The invoice or asset list's answer to a query at the service's time `nowMs` (a change listed
+ * late is not listed before its time): the simulator's, and the in-memory service's (in-memory.ts).
+ */
+export function answerList(
+	lists: ListSource,
+	route: 'invoices.list' | 'assets.list',
+	search: URLSearchParams,
+	nowMs: number,
+): SimResponse {
+	if (route === 'invoices.list') {
+		const query = readListQuery(search, INVOICE_FILTERS);
+		if ('status' in query) return query;
+		const filters = query.filters as InvoiceFilters;
+		const bad = checkInvoiceFilters(filters);
+		if (bad) return bad;
+		return deviatingList(lists, query, (page, pageSize) =>
+			lists.data.listInvoices(filters, page, pageSize, lists.listShape().order, nowMs),
+		);
+	}
+	const query = readListQuery(search, ASSET_FILTERS);
+	if ('status' in query) return query;
+	const filters = query.filters as AssetFilters;
+	if (filters.status !== undefined && !isAssetStatus(filters.status)) {
+		return invalidParameter('status', `must be one of ${ASSET_STATUSES.join(', ')}`);
+	}
+	const badRange = checkTimeRange({ ...filters }, 'updatedFrom', 'updatedTo');
+	if (badRange) return badRange;
+	return deviatingList(lists, query, (page, pageSize) =>
+		lists.data.listAssets(filters, page, pageSize, lists.listShape().order, nowMs),
+	);
 }
 
 /**
@@ -595,7 +611,7 @@ function handleService(
  * (ListPagingDeviation), marked as such with `deviation` so that contract validation can exempt it.
  */
 function deviatingList(
-	ctx: RouteContext,
+	ctx: Pick<RouteContext, 'listShape' | 'listPagingDeviation'>,
 	query: { page: number; pageSize: number },
 	list: (page: number, pageSize: number) => { items: unknown[]; totalItems: number | null },
 ): SimResponse {
@@ -821,7 +837,8 @@ function unknownRoute(listener: Listener, method: string, allow: string[]): SimR
 		: serviceError(404, 'not_found', 'No such endpoint.');
 }
 
-function faultResponse(listener: Listener, fault: ActiveFault): SimResponse {
+/** The answer of a fault with a status (a route-style error body unless the fault gives one). */
+export function faultResponse(listener: Listener, fault: ActiveFault): SimResponse {
 	const status = fault.status as number;
 	const headers: Record<string, string> = { ...(fault.headers ?? {}) };
 	if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
