@@ -14,7 +14,6 @@ import { timestampOf, type PollSeam } from './window';
 
 /** Fetch Test Event looks this far back, then at any record: a page holds a window's newest only when whole. */
 const LOOKBACK_MS = [5 * 60_000, DAY_MS, 30 * DAY_MS];
-
 /** Reports anything: a test event is a sample, and remembers nothing. */
 const ANY_EVENT = { reportIssue: () => true, reportStatus: () => true };
 
