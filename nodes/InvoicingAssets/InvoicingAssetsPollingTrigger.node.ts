@@ -20,7 +20,7 @@ import { readPages, type ListClient } from './transport/pageReader';
 import { kindOf, POLLABLE_EVENT_TYPES } from './trigger/polling/changes';
 import { MAX_POLL_MS, runPoll } from './trigger/polling/poll';
 import { findTestEvent } from './trigger/polling/testEvent';
-import type { Page, PollSeam } from './trigger/polling/window';
+import type { PolledPage, PollSeam } from './trigger/polling/window';
 
 const pollable = new Set<string>([ALL_EVENTS, ...POLLABLE_EVENT_TYPES]);
 
@@ -100,7 +100,7 @@ export class InvoicingAssetsPollingTrigger implements INodeType {
 export function seamOf(client: ListClient, now = () => Date.now()): PollSeam {
 	return {
 		now,
-		readPage: async ({ kind, query, page, pageSize, deadline }) => {
+		requestPage: async ({ kind, query, page, pageSize, deadline }) => {
 			const path = kind === 'invoice' ? paths.invoices : paths.assets;
 			const read = {
 				path,
@@ -112,7 +112,7 @@ export function seamOf(client: ListClient, now = () => Date.now()): PollSeam {
 			};
 			const first = await readPages<Invoice | Asset>(client, read).next();
 			// A limit of at least one record always gives a page.
-			return first.value as Page;
+			return first.value as PolledPage;
 		},
 	};
 }

@@ -26,7 +26,7 @@ export class PollClock {
 		if (this.roundMs !== undefined) return;
 		const started = this.now();
 		const request = { kind, query: {}, page: FIRST_PAGE, pageSize: 1, deadline: this.deadline };
-		const page = await seam.readPage(request);
+		const page = await seam.requestPage(request);
 		this.measured(this.now() - started);
 		this.answered(page.answeredAt);
 	}

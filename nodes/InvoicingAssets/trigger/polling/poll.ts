@@ -10,7 +10,7 @@ import {
 	readUpward,
 	type KindRead,
 	type ListWindow,
-	type Page,
+	type PolledPage,
 	type PollSeam,
 } from './window';
 
@@ -93,7 +93,7 @@ async function readChanges(
 					memories.get(kind) ??
 					(known ? new KindMemory(known) : KindMemory.startingAt(clock, kind));
 				memories.set(kind, memory);
-				const accept = (window: ListWindow, { records }: Page) => {
+				const accept = (window: ListWindow, { records }: PolledPage) => {
 					pagesRead += 1;
 					for (const record of records) {
 						events.push(...memory.states.accept({ kind, record } as PolledRecord, window));

@@ -36,7 +36,7 @@ export async function findTestEvent(
 		for (const lookBack of [...LOOKBACK_MS, undefined]) {
 			const query = lookBack === undefined ? {} : { updatedFrom: timestampOf(now - lookBack) };
 			const request = { kind, query, page: 1, pageSize: MAX_PAGE_SIZE, deadline };
-			const { records } = await seam.readPage(request);
+			const { records } = await seam.requestPage(request);
 			const matches = records.flatMap((record) => {
 				const polled = { kind, record } as PolledRecord;
 				const id = recordId(polled) ?? '';

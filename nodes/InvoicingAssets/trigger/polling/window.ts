@@ -6,7 +6,7 @@ import { PAGE_CONCURRENCY, type ListPage } from '../../transport/pageReader';
 import type { RecordKind } from './changes';
 import type { PollClock } from './clock';
 
-export type Page = ListPage<Invoice | Asset>;
+export type PolledPage = ListPage<Invoice | Asset>;
 
 export interface PageRequest {
 	kind: RecordKind;
@@ -20,7 +20,7 @@ export interface PageRequest {
 /** All a poll takes from outside: n8n's clock and one page of a list at a time (tests give their own). */
 export interface PollSeam {
 	now(): number;
-	readPage(request: PageRequest): Promise<Page>;
+	requestPage(request: PageRequest): Promise<PolledPage>;
 }
 
 /** A poll's reads of one kind's list, and what takes each page read. */
@@ -28,7 +28,7 @@ export interface KindRead {
 	seam: PollSeam;
 	kind: RecordKind;
 	clock: PollClock;
-	accept(window: ListWindow, page: Page): void;
+	accept(window: ListWindow, page: PolledPage): void;
 }
 
 /** The baseline's two reads ('recent' listed at the start, 'issued' invoices), or the two positions'. */
@@ -123,7 +123,7 @@ export async function readExactly(window: ListWindow, read: KindRead, narrowedEn
 }
 
 /** An exact read upwards, before it knows its total: to the short page, then down from it. */
-function firstPagesRead(window: ListWindow, page: Page, narrowedEnd: NarrowedEnd): boolean {
+function firstPagesRead(window: ListWindow, page: PolledPage, narrowedEnd: NarrowedEnd): boolean {
 	if (page.endOfList) {
 		if (window.nextPage === FIRST_PAGE) return true;
 		window.descending = true;
@@ -156,19 +156,17 @@ async function readRound(window: ListWindow, { seam, kind, clock }: KindRead, nu
 		[fromKey]: timestampOf(window.from),
 		...(window.to === undefined ? {} : { [toKey]: timestampOf(window.to) }),
 	};
-	const { deadline } = clock;
+	const request = { kind, query, pageSize: MAX_PAGE_SIZE, deadline: clock.deadline };
 	const started = clock.now();
 	const answers = await Promise.allSettled(
-		numbers.map(
-			async (page) => await seam.readPage({ kind, query, page, pageSize: MAX_PAGE_SIZE, deadline }),
-		),
+		numbers.map(async (page) => await seam.requestPage({ ...request, page })),
 	);
 	clock.measured(clock.now() - started);
 	return answers;
 }
 
 /** A page read: the clock learns the service's time, the first page opens the window, the page is taken. */
-function arrived(window: ListWindow, page: Page, { clock, accept }: KindRead) {
+function arrived(window: ListWindow, page: PolledPage, { clock, accept }: KindRead) {
 	clock.answered(page.answeredAt);
 	const { now, uncertainty } = clock.serviceNow();
 	window.readAt = page.answeredAt ?? now;
