@@ -5,8 +5,9 @@
  * `N8N_ENGINE=1.x` (`npm run test:engine-1x`) runs the tests of the action node, the credential
  * and the trigger on the n8n-core / n8n-workflow of the n8n 1.x line (the devDependency aliases
  * n8n-core-v1 and n8n-workflow-v1, pinned to the versions n8n 1.123.x ships): the same tests, the
- * same assertions, only the engine differs. The simulator's own tests and those of the tools for a
- * real n8n (test/unit/n8n, test/integration/n8n) need no engine and run once.
+ * same assertions, only the engine differs. The simulator's own tests, those of the tools for a
+ * real n8n (test/unit/n8n, test/integration/n8n) and the Polling Trigger's core in simulated time
+ * (test/unit/trigger/polling, test/unit/harness) need no engine and run once.
  * n8n-core 1.x leaves a handle open after the last test (Jest then waits forever; the same tests
  * on 2.x exit), so that script passes --forceExit. Tests that need what only the 2.x engine gives
  * a node are declared with test/harness/engine.ts and skipped there, naming why.
@@ -40,6 +41,10 @@ module.exports = {
 				'<rootDir>/test/unit/simulator/',
 				'<rootDir>/test/integration/n8n/',
 				'<rootDir>/test/unit/n8n/',
+				// The Polling Trigger's core in simulated time, and its tools: no n8n engine runs there
+				// (the HTTP polling tests run the trigger on both engines).
+				'<rootDir>/test/unit/trigger/polling/',
+				'<rootDir>/test/unit/harness/',
 			]
 		: matrix
 			? ['/node_modules/']
