@@ -85,6 +85,7 @@ export class InMemoryClient implements ListClient {
 			method: request.method,
 			attempts: outcome.attempts,
 			elapsedMs: outcome.elapsedMs,
+			now: this.clock.now(),
 		});
 	}
 

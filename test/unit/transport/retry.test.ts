@@ -3,12 +3,16 @@
  * another try, and the capped backoff. Retry-After and the faults themselves are proven through
  * the node over HTTPS: test/integration/action/service-errors.test.ts.
  */
+import type { IN8nHttpFullResponse } from 'n8n-workflow';
+
 import {
 	BASE_DELAY_MS,
 	isRetryable,
 	MAX_ATTEMPTS,
 	MAX_DELAY_MS,
 	nextRetryDelayMs,
+	sendWithRetries,
+	type RetryClock,
 } from '../../../nodes/InvoicingAssets/transport/retry';
 import type { HttpFailure } from '../../../nodes/InvoicingAssets/transport/errors';
 
@@ -46,4 +50,49 @@ test('a 429 is retried for every method; 5xx and network errors only where a rep
 	}
 	// A refusal explained by its own text (no status, no network code) is final.
 	expect(isRetryable(failure(), 'GET')).toBe(false);
+});
+
+/** A clock for the retry loop that only moves when it waits, recording each wait. */
+function simulatedClock(startMs: number) {
+	let nowMs = startMs;
+	const waits: number[] = [];
+	const clock: RetryClock = {
+		now: () => nowMs,
+		wait: async (ms) => {
+			waits.push(ms);
+			nowMs += ms;
+			return true;
+		},
+	};
+	return { clock, waits };
+}
+
+/** `send` answering each attempt with the next of `answers`. */
+function answering(answers: Array<Partial<IN8nHttpFullResponse>>) {
+	let sent = 0;
+	const send = async (): Promise<IN8nHttpFullResponse> => ({
+		statusCode: 200,
+		headers: {},
+		body: null,
+		...answers[Math.min(sent++, answers.length - 1)],
+	});
+	return { send, sent: () => sent };
+}
+
+describe('sendWithRetries on a simulated clock', () => {
+	// 2026-06-15T08:00:00.318Z: not on a whole second, as n8n's clock rarely is.
+	const START = Date.UTC(2026, 5, 15, 8, 0, 0, 318);
+
+	test('a Retry-After given as an HTTP date is waited for by the clock the attempts run on', async () => {
+		const { clock, waits } = simulatedClock(START);
+		const retryAt = Date.UTC(2026, 5, 15, 8, 0, 3);
+		const { send, sent } = answering([
+			{ statusCode: 429, headers: { 'retry-after': new Date(retryAt).toUTCString() } },
+			{ statusCode: 200 },
+		]);
+		const outcome = await sendWithRetries(send, { method: 'GET', clock });
+		expect(outcome.failure).toBeUndefined();
+		expect(waits).toEqual([retryAt - START]);
+		expect([sent(), outcome.attempts, outcome.elapsedMs]).toEqual([2, 2, retryAt - START]);
+	});
 });
