@@ -1,7 +1,8 @@
 /**
  * What the retry loop decides, where no service can show it as exactly: which failures are worth
- * another try, and the capped backoff. Retry-After and the faults themselves are proven through
- * the node over HTTPS: test/integration/action/service-errors.test.ts.
+ * another try, the capped backoff, and how long it waits (Retry-After, the deadline), on a
+ * simulated clock. That the answers reach it through n8n is proven through the node over HTTPS
+ * (test/integration/action/service-errors.test.ts, credential.test.ts), without timing.
  */
 import type { IN8nHttpFullResponse } from 'n8n-workflow';
 
@@ -94,5 +95,27 @@ describe('sendWithRetries on a simulated clock', () => {
 		expect(outcome.failure).toBeUndefined();
 		expect(waits).toEqual([retryAt - START]);
 		expect([sent(), outcome.attempts, outcome.elapsedMs]).toEqual([2, 2, retryAt - START]);
+	});
+
+	test('a Retry-After in seconds is waited for exactly, the token request’s too (POST, harmless to repeat)', async () => {
+		const { clock, waits } = simulatedClock(START);
+		const { send } = answering([
+			{ statusCode: 503, headers: { 'retry-after': '1' } },
+			{ statusCode: 429, headers: { 'retry-after': '2.5' } },
+			{ statusCode: 200 },
+		]);
+		const outcome = await sendWithRetries(send, { method: 'POST', harmlessToRepeat: true, clock });
+		expect(outcome.failure).toBeUndefined();
+		expect(waits).toEqual([1000, 2500]);
+		expect(outcome.elapsedMs).toBe(3500);
+	});
+
+	test('no retry waits past the deadline: a Retry-After beyond it ends the attempts at once, with the answer', async () => {
+		const { clock, waits } = simulatedClock(START);
+		const { send, sent } = answering([{ statusCode: 429, headers: { 'retry-after': '45' } }]);
+		const outcome = await sendWithRetries(send, { method: 'GET', deadline: START + 3000, clock });
+		expect(outcome.failure?.status).toBe(429);
+		expect(outcome.response?.statusCode).toBe(429);
+		expect([waits, sent(), outcome.elapsedMs]).toEqual([[], 1, 0]);
 	});
 });
