@@ -142,6 +142,11 @@ export class InMemoryService {
 		reset: () => this.requestLog.reset(),
 	};
 
+	/** Holds the given records instead of the seeded ones (DataStore.load). */
+	load(records: { invoices: readonly Invoice[]; assets: readonly Asset[] }) {
+		this.store.load(records);
+	}
+
 	/** No `deviation` option as the simulator's: the in-memory service checks no answer against the contract. */
 	issueInvoice(input?: IssueInvoiceInput): { invoice: Invoice } {
 		return { invoice: this.store.issue(this.clock.now(), input) };
