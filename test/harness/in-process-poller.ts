@@ -85,6 +85,7 @@ export class InMemoryClient implements ListClient {
 			method: request.method,
 			attempts: outcome.attempts,
 			elapsedMs: outcome.elapsedMs,
+			now: this.clock.now(),
 		});
 	}
 
@@ -121,6 +122,8 @@ export interface InProcessTriggerOptions {
 	budgetMs?: number;
 	/** n8n 2.41's durable scheduler with durable cursors. */
 	durable?: boolean;
+	/** The node's static data n8n's database holds before the trigger is first published or started. */
+	staticData?: IDataObject;
 }
 
 let triggers = 0;
@@ -164,8 +167,9 @@ export class InProcessTrigger {
 
 	constructor(
 		private readonly bed: InProcessBed,
-		{ events = ['*'], budgetMs, durable = false }: InProcessTriggerOptions = {},
+		{ events = ['*'], budgetMs, durable = false, staticData }: InProcessTriggerOptions = {},
 	) {
+		if (staticData) this.save(staticData);
 		this.client = new InMemoryClient(bed);
 		const chosen = selectedEventTypes(events);
 		const pollable: readonly string[] = POLLABLE_EVENT_TYPES;

@@ -233,6 +233,41 @@ export class DataStore {
 	}
 
 	/**
+	 * Replaces every record with the given ones, as they are (e.g. what a service held when a
+	 * trigger's state was captured); invoices issued later take the next number after theirs.
+	 */
+	load(records: { invoices: readonly Invoice[]; assets: readonly Asset[] }) {
+		this.assetList = records.assets.map((asset) => deepFreeze(structuredClone(asset)));
+		this.assetIndex = new Map(this.assetList.map((asset) => [asset.assetId, asset]));
+		this.invoiceList = records.invoices
+			.map((invoice) => deepFreeze(structuredClone(invoice)))
+			.sort((a, b) => (a.invoiceNumber < b.invoiceNumber ? -1 : 1));
+		this.invoiceIndex = new Map(
+			this.invoiceList.map((invoice) => [invoice.invoiceNumber, invoice]),
+		);
+		const customers = new Map<string, Customer>();
+		for (const { customerNumber, currency, totalAmount, taxAmount } of this.invoiceList) {
+			if (customers.has(customerNumber)) continue;
+			const taxRate = taxAmount === null ? null : round2(taxAmount / (totalAmount - taxAmount));
+			customers.set(customerNumber, { customerNumber, currency, taxRate });
+		}
+		for (const { customerNumber } of this.assetList) {
+			if (!customers.has(customerNumber)) {
+				customers.set(customerNumber, { customerNumber, currency: 'EUR', taxRate: 0.19 });
+			}
+		}
+		this.customers = [...customers.values()];
+		this.customerIndex = customers;
+		this.assetsByCustomer = new Map();
+		for (const asset of this.assetList) this.addCustomerAsset(asset);
+		const serials = this.invoiceList.map(({ invoiceNumber }) => Number(/\d+$/.exec(invoiceNumber)));
+		this.lastInvoiceSerial = Math.max(0, ...serials.filter(Number.isFinite));
+		this.listedFrom = new WeakMap();
+		this.replacedVersion = new WeakMap();
+		this.listedLate = false;
+	}
+
+	/**
 	 * A new invoice, issued at `now`: the next invoice number, status `issued`, lines billing
 	 * assets of its customer. Fields in `input` override the generated ones.
 	 */

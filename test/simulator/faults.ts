@@ -13,6 +13,14 @@ export class FaultInjector {
 	private rules: ActiveFault[] = [];
 	private random: Random;
 
+	/** What lets each request a `hold` fault keeps go on, by the fault's id (true: removed; false: closing). */
+	private held = new Map<string, Array<(goOn: boolean) => void>>();
+
+	/** Faults removed by the test (not used up): a request they hold goes on at once. */
+	private released = new Set<string>();
+
+	private closed = false;
+
 	constructor(seed: number | string = 1) {
 		this.random = createRandom(`${seed}:faults`);
 	}
@@ -30,14 +38,31 @@ export class FaultInjector {
 		return { ...fault };
 	}
 
+	/** Removes a fault; the requests it holds go on. */
 	remove(id: string): boolean {
 		const before = this.rules.length;
 		this.rules = this.rules.filter((rule) => rule.id !== id);
+		this.release(id, true);
 		return this.rules.length < before;
 	}
 
 	clear() {
+		for (const rule of this.rules) this.released.add(rule.id);
 		this.rules = [];
+		for (const id of [...this.held.keys()]) this.release(id, true);
+	}
+
+	/** Resolves once the `hold` fault `id` is removed (true), or at once when closing (false). */
+	hold(id: string): Promise<boolean> {
+		if (this.closed) return Promise.resolve(false);
+		if (this.released.has(id)) return Promise.resolve(true);
+		return new Promise((goOn) => this.held.set(id, [...(this.held.get(id) ?? []), goOn]));
+	}
+
+	/** The simulator closes: every held request ends. */
+	close() {
+		this.closed = true;
+		for (const id of [...this.held.keys()]) this.release(id, false);
 	}
 
 	list(): ActiveFault[] {
@@ -57,11 +82,18 @@ export class FaultInjector {
 			rule.hits++;
 			if (rule.remaining !== null) {
 				rule.remaining--;
-				if (rule.remaining <= 0) this.remove(rule.id);
+				// Used up: it applies no more, and what it holds stays held until the test removes it.
+				if (rule.remaining <= 0) this.rules = this.rules.filter((other) => other !== rule);
 			}
 			return { ...rule };
 		}
 		return undefined;
+	}
+
+	private release(id: string, goOn: boolean) {
+		if (goOn) this.released.add(id);
+		for (const release of this.held.get(id) ?? []) release(goOn);
+		this.held.delete(id);
 	}
 }
 
@@ -111,15 +143,14 @@ export function validateFault(rule: FaultRule) {
 	if (rule.afterHandling !== undefined && typeof rule.afterHandling !== 'boolean') {
 		throw new Error('Fault afterHandling must be a boolean.');
 	}
-	if (
-		rule.afterHandling &&
-		!rule.drop &&
-		rule.status === undefined &&
-		rule.latencyMs === undefined
-	) {
-		throw new Error('A fault with afterHandling needs drop, status or latencyMs.');
+	if (rule.hold !== undefined && typeof rule.hold !== 'boolean') {
+		throw new Error('Fault hold must be a boolean.');
 	}
-	if (!rule.drop && rule.status === undefined && rule.latencyMs === undefined) {
-		throw new Error('A fault needs at least one of status, drop or latencyMs.');
+	const acts = rule.drop || rule.status !== undefined || rule.latencyMs !== undefined || rule.hold;
+	if (rule.afterHandling && !acts) {
+		throw new Error('A fault with afterHandling needs drop, status, latencyMs or hold.');
+	}
+	if (!acts) {
+		throw new Error('A fault needs at least one of status, drop, latencyMs or hold.');
 	}
 }

@@ -6,7 +6,7 @@
  * listed late by a listing lag), the lists' answers (routes.ts `answerList`: inclusive
  * `updatedFrom`/`updatedTo`/`issuedFrom`/`issuedTo`, `page`/`pageSize` up to 100, the envelope
  * with a total or `null`, by id or by `updatedAt`), the faults (faults.ts: status with
- * `Retry-After`, dropped connections, latency; by probability, times, skip) and the request log.
+ * `Retry-After`, dropped connections, latency, holds; by probability, times, skip) and the request log.
  *
  * Choices of its own:
  * - Its clock is n8n's (the test's simulated time) plus an offset: `clock.advance` moves the
@@ -142,6 +142,11 @@ export class InMemoryService {
 		reset: () => this.requestLog.reset(),
 	};
 
+	/** Holds the given records instead of the seeded ones (DataStore.load). */
+	load(records: { invoices: readonly Invoice[]; assets: readonly Asset[] }) {
+		this.store.load(records);
+	}
+
 	/** No `deviation` option as the simulator's: the in-memory service checks no answer against the contract. */
 	issueInvoice(input?: IssueInvoiceInput): { invoice: Invoice } {
 		return { invoice: this.store.issue(this.clock.now(), input) };
@@ -225,6 +230,10 @@ export class InMemoryService {
 		const fault = this.faults.take(route, method);
 		const late = fault?.afterHandling ? fault : undefined;
 		if (fault && !late) {
+			if (fault.hold) {
+				entry.fault = 'hold';
+				if (!(await this.faults.hold(fault.id))) return null;
+			}
 			if (fault.latencyMs !== undefined) {
 				entry.fault = 'latency';
 				await this.time.sleep(fault.latencyMs);
@@ -246,8 +255,10 @@ export class InMemoryService {
 		);
 		if (!late) return answer;
 		// The service did the work; the answer is lost or replaced on its way back.
+		if (late.hold && !(await this.faults.hold(late.id))) return null;
 		if (late.latencyMs !== undefined) await this.time.sleep(late.latencyMs);
-		entry.fault = late.drop ? 'drop' : late.status === undefined ? 'latency' : 'status';
+		const delayed = late.latencyMs === undefined ? 'hold' : 'latency';
+		entry.fault = late.drop ? 'drop' : late.status === undefined ? delayed : 'status';
 		if (late.drop) return null;
 		return late.status === undefined ? answer : faultResponse('service', late);
 	}

@@ -573,6 +573,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		close: () => {
 			closing ??= (async () => {
 				sleeper.cancelAll();
+				faults.close();
 				await Promise.all([stopServers(), deliveries.close()]);
 				secretRecord.saveLogs({ requests: log.entries(), deliveries: deliveries.entries() });
 				removeTemporaryDirs();

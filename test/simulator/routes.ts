@@ -320,6 +320,13 @@ async function handle(
 	const fault = ctx.faults.take(match.route, method);
 	const lateFault = fault?.afterHandling ? fault : undefined;
 	if (fault && !lateFault) {
+		if (fault.hold) {
+			entry.fault = 'hold';
+			if (!(await ctx.faults.hold(fault.id))) {
+				req.socket.destroy();
+				return finish(null);
+			}
+		}
 		if (fault.latencyMs !== undefined) {
 			entry.fault = 'latency';
 			if (!(await ctx.sleeper.sleep(fault.latencyMs))) {
@@ -344,7 +351,10 @@ async function handle(
 	);
 	if (lateFault) {
 		// The service did the work; the answer is lost or replaced on its way back.
-		if (lateFault.latencyMs !== undefined && !(await ctx.sleeper.sleep(lateFault.latencyMs))) {
+		const goesOn =
+			(!lateFault.hold || (await ctx.faults.hold(lateFault.id))) &&
+			(lateFault.latencyMs === undefined || (await ctx.sleeper.sleep(lateFault.latencyMs)));
+		if (!goesOn) {
 			req.socket.destroy();
 			return finish(null);
 		}
@@ -354,7 +364,7 @@ async function handle(
 			return finish(null);
 		}
 		if (lateFault.status === undefined) {
-			entry.fault = 'latency';
+			entry.fault = lateFault.latencyMs === undefined ? 'hold' : 'latency';
 			return finish(answer);
 		}
 		entry.fault = 'status';

@@ -61,6 +61,12 @@ export interface FaultRule {
 	/** Destroy the socket without a response. */
 	drop?: boolean;
 	/**
+	 * Hold the request (with `afterHandling`, its answer) until this fault is removed (`remove`,
+	 * `clear`, the control API's DELETE), then apply the rest of the fault: a wait ended by the
+	 * test, not by the clock. The simulator closing drops what it holds.
+	 */
+	hold?: boolean;
+	/**
 	 * Handle the request first (the service does the work), then drop the connection or answer
 	 * `status` instead of the real answer: an answer lost on its way back; with `latencyMs` alone,
 	 * the real answer after that wait (a slow answer to a request already authenticated and done).
@@ -147,7 +153,7 @@ export interface RequestLogEntry {
 	/** The client the bearer token (or the token request) belongs to; never its secret. */
 	clientId: string | null;
 	environment: Environment | null;
-	fault: 'status' | 'drop' | 'latency' | null;
+	fault: 'status' | 'drop' | 'latency' | 'hold' | null;
 	/** The deliberate contract deviation the answer was made under (see SimResponse.deviation). */
 	deviation?: string;
 	durationMs: number;

@@ -107,6 +107,8 @@ export interface FailureContext {
 	/** What the retries did, when they gave up. */
 	attempts?: number;
 	elapsedMs?: number;
+	/** When the failure is read (the retry clock's time), for a Retry-After given as a date; now by default. */
+	now?: number;
 	/** The run's secrets, hidden wherever the failure's texts quote them. */
 	secrets?: KnownSecrets;
 }
@@ -174,7 +176,10 @@ export function toNodeApiError(failure: HttpFailure, context: FailureContext): N
 		description: `${serviceSays}${hint}${retried}${unconfirmed}`.trim() || undefined,
 		httpCode: String(status),
 		itemIndex,
-		failure: waitFailure(status, readRetryAfterMs(readHeader(failure.headers, 'retry-after'))),
+		failure: waitFailure(
+			status,
+			readRetryAfterMs(readHeader(failure.headers, 'retry-after'), context.now),
+		),
 	});
 }
 

@@ -43,19 +43,20 @@ export function isRetryable(
 	return failure.code !== undefined && harmlessToRepeat;
 }
 
-/** How long to wait before the next attempt, or undefined to give up. */
+/** How long to wait before the next attempt, or undefined to give up; `now` reads a Retry-After date. */
 export function nextRetryDelayMs(
 	failure: HttpFailure,
 	method: IHttpRequestMethods,
 	attempt: number,
 	elapsedMs: number,
 	harmlessToRepeat?: boolean,
+	now = Date.now(),
 ): number | undefined {
 	if (attempt >= MAX_ATTEMPTS || !isRetryable(failure, method, harmlessToRepeat)) {
 		return undefined;
 	}
 	const backoff = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attempt - 1));
-	const asked = readRetryAfterMs(readHeader(failure.headers, 'retry-after'));
+	const asked = readRetryAfterMs(readHeader(failure.headers, 'retry-after'), now);
 	const delay = asked ?? backoff * (0.5 + Math.random() / 2);
 	return elapsedMs + delay > MAX_RETRY_WAIT_MS ? undefined : delay;
 }
@@ -139,7 +140,14 @@ export async function sendWithRetries(
 		}
 		const elapsedMs = clock.now() - started;
 		const outcome = { response, failure, attempts: attempt, elapsedMs };
-		const delay = nextRetryDelayMs(failure, method, attempt, elapsedMs, harmlessToRepeat);
+		const delay = nextRetryDelayMs(
+			failure,
+			method,
+			attempt,
+			elapsedMs,
+			harmlessToRepeat,
+			clock.now(),
+		);
 		if (delay === undefined) return outcome;
 		if (deadline !== undefined && clock.now() + delay >= deadline) return outcome;
 		if (!(await clock.wait(delay, signal))) return outcome;

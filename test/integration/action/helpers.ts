@@ -8,11 +8,14 @@ import type {
 } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
+import { eventually, pause } from '../../harness/eventually';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE } from '../../harness/node-types';
+import { countRequestsSent } from '../../harness/requests-sent';
 import { secretsOf, startTestbed, type Testbed } from '../../harness/testbed';
 import { expectNoSecret } from '../../harness/secrets';
 import type { NodeRun, RunNodeOptions } from '../../harness/workflow';
 import * as listSearch from '../../../nodes/InvoicingAssets/methods/listSearch';
+import { paths } from '../../../nodes/InvoicingAssets/transport/contract';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read node output freely
 export type Json = any;
@@ -52,6 +55,50 @@ export function items(
 	json: (index: number) => IDataObject = (index) => ({ index }),
 ) {
 	return Array.from({ length: count }, (_, index): INodeExecutionData => ({ json: json(index) }));
+}
+
+/**
+ * How many requests on `route` the run `start`s has on their way at once: from the `skip`-th on,
+ * each is held at the simulator until `expected` are (a count, not a time: a loaded machine
+ * gets the same answer), then a pause lets a limit above it show, and all go on.
+ */
+export async function heldAtOnce(
+	testbed: Testbed,
+	route: 'invoices.get' | 'assets.get',
+	expected: number,
+	start: () => Promise<NodeRun>,
+	skip = 0,
+): Promise<{ held: number; result: NodeRun }> {
+	const hold = testbed.sim.faults.add({ route, hold: true, skip });
+	const running = start();
+	await eventually(() => testbed.sim.log.inFlight(route) >= expected);
+	await pause(100);
+	const held = testbed.sim.log.inFlight(route);
+	testbed.sim.faults.remove(hold.id);
+	return { held, result: await running };
+}
+
+/**
+ * Runs `work` and then waits until every list request it sent has reached the simulator and been
+ * answered (a failed run leaves the pages that were on their way), so that none counts in the
+ * next test. Returns what `work` gave and how many list requests there were.
+ */
+export async function withEveryRequestAnswered<T>(
+	testbed: Testbed,
+	route: 'invoices.list',
+	work: () => Promise<T>,
+): Promise<{ outcome: T; requests: number }> {
+	const sent = countRequestsSent();
+	try {
+		const outcome = await work();
+		const { log } = testbed.sim;
+		await eventually(
+			() => log.count(route) === sent.to(paths.invoices) && log.inFlight(route) === 0,
+		);
+		return { outcome, requests: log.count(route) };
+	} finally {
+		sent.restore();
+	}
 }
 
 /** The JSON of each output item. */

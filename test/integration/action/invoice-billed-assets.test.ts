@@ -7,7 +7,15 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { Asset, Invoice } from '../../../nodes/InvoicingAssets/transport/contract';
 import { summarizeAsset, summarizeInvoice } from '../../../nodes/InvoicingAssets/actions/simplify';
-import { expectNoSecrets, jsonOf, pairedIndexes, run, useTestbed, type Json } from './helpers';
+import {
+	expectNoSecrets,
+	heldAtOnce,
+	jsonOf,
+	pairedIndexes,
+	run,
+	useTestbed,
+	type Json,
+} from './helpers';
 
 const SEED = { invoices: 40, assets: 30 };
 const bed = useTestbed(SEED);
@@ -159,13 +167,10 @@ describe('Invoice → Get with Include Billed Assets', () => {
 		const invoices = [0, 1, 2, 3].map((group) =>
 			issue([0, 1, 2].map((offset) => asset(10 + group * 3 + offset).assetId)),
 		);
-		// Long enough that a loaded machine still starts a full batch before the first answer.
-		testbed.sim.faults.add({ route: 'assets.get', latencyMs: 250 });
-
 		const peakAt = async (concurrency: number) => {
 			testbed.sim.log.reset();
-			const result = await run(testbed, getInvoice({ concurrency }), {
-				input: inputFor(invoices),
+			const { result } = await heldAtOnce(testbed, 'assets.get', concurrency, async () => {
+				return await run(testbed, getInvoice({ concurrency }), { input: inputFor(invoices) });
 			});
 			expect(result.error).toBeUndefined();
 			expect(jsonOf(result).flatMap((invoice: Json) => invoice.assets)).toHaveLength(12);

@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals */
 import { PAGE_CONCURRENCY } from '../../../nodes/InvoicingAssets/transport/pageReader';
 import type { ListPagingDeviation } from '../../simulator';
-import { jsonOf, pageRequests, run, useTestbed } from './helpers';
+import { jsonOf, pageRequests, run, useTestbed, withEveryRequestAnswered } from './helpers';
 
 const bed = useTestbed({ invoices: 1050, assets: 5 });
 
@@ -13,26 +13,16 @@ afterEach(() => {
 	bed.testbed.sim.setListPagingDeviation(undefined);
 });
 
-/**
- * Waits until the requests a failed run still had on their way (the other page workers) have
- * reached the simulator, so that they are counted here and not in the next test.
- */
-async function settledCount(): Promise<number> {
-	const { log } = bed.testbed.sim;
-	let count = -1;
-	while (count !== log.count('invoices.list') || log.inFlight('invoices.list') > 0) {
-		count = log.count('invoices.list');
-		await new Promise((resolve) => setTimeout(resolve, 300));
-	}
-	return count;
-}
-
 /** Return All against a list that pages differently: the error, and how many pages were asked for. */
 async function returnAllUnder(deviation: ListPagingDeviation) {
 	const { testbed } = bed;
 	testbed.sim.setListPagingDeviation(deviation);
-	const result = await run(testbed, getMany({ returnAll: true }));
-	return { result, requests: await settledCount() };
+	const { outcome: result, requests } = await withEveryRequestAnswered(
+		testbed,
+		'invoices.list',
+		async () => await run(testbed, getMany({ returnAll: true })),
+	);
+	return { result, requests };
 }
 
 describe('Get Many against a list that pages differently from the contract', () => {
@@ -86,8 +76,11 @@ describe('Get Many against a list that pages differently from the contract', () 
 			skip: 1,
 			times: 1,
 		});
-		const result = await run(testbed, getMany({ returnAll: true }));
-		await settledCount();
+		const { outcome: result } = await withEveryRequestAnswered(
+			testbed,
+			'invoices.list',
+			async () => await run(testbed, getMany({ returnAll: true })),
+		);
 
 		expect(result.error?.message).toBe(
 			'The service answered a list request with an unexpected shape',

@@ -1,6 +1,6 @@
 import { credentialFor } from '../../harness/testbed';
 import type { NodeRun } from '../../harness/workflow';
-import type { FaultRule, RequestLogEntry } from '../../simulator';
+import type { FaultRule } from '../../simulator';
 import { expectNoSecrets, jsonOf, pairedIndexes, run, useTestbed, type Json } from './helpers';
 
 const bed = useTestbed();
@@ -52,14 +52,6 @@ function expectNodeFailed(result: NodeRun, message: string, itemIndex = 0) {
 	expect(result.items).toEqual([]);
 	expect(result.error?.message).toBe(message);
 	expect((result.error as Json).context.itemIndex).toBe(itemIndex);
-}
-
-/**
- * How long the node waited between the service's answer to `refused` and its next request, from
- * the simulator's arrival times (sub-millisecond; the log's `at` has whole seconds only).
- */
-function waitedMs(refused: RequestLogEntry, retried: RequestLogEntry): number {
-	return retried.receivedAtMs - (refused.receivedAtMs + refused.durationMs);
 }
 
 function addFault(rule: Omit<FaultRule, 'route'>) {
@@ -122,8 +114,10 @@ test('404: not retried, and the invoice is named', async () => {
 	expect(bed.testbed.sim.log.count('invoices.get', { status: 404 })).toBe(1);
 });
 
+// How long a Retry-After is waited for is proven on a simulated clock (unit/transport/retry.test.ts);
+// here, that the answer and its header reach the retry loop through n8n, without timing.
 describe('429: the service limits the rate', () => {
-	test('Retry-After in seconds is waited for, then the request succeeds', async () => {
+	test('a 429 with Retry-After is retried after its wait, and the request succeeds', async () => {
 		const { testbed } = bed;
 		addFault({ status: 429, retryAfter: 1, times: 1 });
 		const result = await runThree({ continueOnFail: false });
@@ -133,20 +127,6 @@ describe('429: the service limits the rate', () => {
 		const [limited, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
 		expect([limited.status, retried.status]).toEqual([429, 200]);
 		expect(retried.params).toEqual(limited.params);
-		expect(waitedMs(limited, retried)).toBeGreaterThanOrEqual(1000);
-	});
-
-	test('Retry-After as an HTTP date is waited for', async () => {
-		const { testbed } = bed;
-		const until = new Date(Date.now() + 2000);
-		addFault({ status: 429, retryAfter: until.toUTCString(), times: 1 });
-		const result = await runThree({ continueOnFail: false });
-
-		expect(result.error).toBeUndefined();
-		const [limited, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
-		expect(limited.status).toBe(429);
-		// The date has whole seconds, so the retry comes at or after its second began.
-		expect(retried.receivedAtMs).toBeGreaterThanOrEqual(Math.floor(until.getTime() / 1000) * 1000);
 	});
 
 	test('a limit that does not lift ends after a bounded number of attempts, saying how many', async () => {
@@ -163,7 +143,7 @@ describe('429: the service limits the rate', () => {
 });
 
 describe('503 and Retry-After beyond the limit', () => {
-	test('a read answered 503 with Retry-After is waited for and retried', async () => {
+	test('a read answered 503 with Retry-After is retried after its wait', async () => {
 		const { testbed } = bed;
 		addFault({ status: 503, retryAfter: 1, times: 1 });
 		const result = await runThree({ continueOnFail: false });
@@ -172,14 +152,18 @@ describe('503 and Retry-After beyond the limit', () => {
 		expect(jsonOf(result)).toEqual(testbed.sim.data.invoices().slice(0, 3));
 		const [unavailable, retried] = testbed.sim.log.entries({ route: 'invoices.get' });
 		expect([unavailable.status, retried.status]).toEqual([503, 200]);
-		expect(waitedMs(unavailable, retried)).toBeGreaterThanOrEqual(1000);
 	});
 
-	test.each([429, 503])(
-		'a %p asking for a wait longer than the node’s limit ends at once',
-		async (status) => {
+	// Without Retry-After, or with it lost on the way, the loop would retry after its backoff.
+	test.each([
+		[429, 'in seconds', () => 3600],
+		[503, 'in seconds', () => 3600],
+		[429, 'as an HTTP date', () => new Date(Date.now() + 3_600_000).toUTCString()],
+	])(
+		'a %p asking %s for a wait longer than the node’s limit ends at once',
+		async (status, _form, retryAfter) => {
 			const { testbed } = bed;
-			addFault({ status, retryAfter: 3600, times: 1 });
+			addFault({ status, retryAfter: retryAfter(), times: 1 });
 			const result = await runThree({ continueOnFail: false });
 
 			expect(result.error?.description).not.toContain('Tried');

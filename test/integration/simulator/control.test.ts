@@ -1,10 +1,10 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 import { request, type Agent } from 'undici';
 
 import { paths } from '../../../nodes/InvoicingAssets/transport/contract';
 import { withDeliveryKey } from '../../../nodes/InvoicingAssets/transport/notificationUrl';
 import { startSimulator, type Simulator } from '../../simulator';
 import { ControlApiError, SimulatorControlClient } from '../../simulator/control-client';
+import { eventually } from '../../harness/eventually';
 import { expectNoSecret } from '../../harness/secrets';
 import { call, caOf, createAgent, fetchToken, startReceiver, type Receiver } from './helpers';
 
@@ -324,7 +324,8 @@ describe('control API', () => {
 			control.setDeviations({ listPaging: { mode: 'other' } as never }),
 		).rejects.toMatchObject({ status: 400 });
 
-		await control.setDeviations({ createCommitDelayMs: 300 });
+		// Far longer than reading the answer takes, however loaded the machine.
+		await control.setDeviations({ createCommitDelayMs: 2000 });
 		const created = await call(agent, `${sim.serviceUrl}${paths.subscriptions}`, {
 			method: 'POST',
 			token,
@@ -337,8 +338,7 @@ describe('control API', () => {
 		expect(created.status).toBe(201);
 		const id = created.json as string;
 		expect(sim.subscriptions.has(id)).toBe(false);
-		await new Promise((resolve) => setTimeout(resolve, 600));
-		expect(sim.subscriptions.has(id)).toBe(true);
+		await eventually(() => sim.subscriptions.has(id));
 		await control.setDeviations({ createCommitDelayMs: null });
 		sim.subscriptions.delete(id);
 	});

@@ -8,6 +8,7 @@ import {
 	readRetryAfterMs,
 } from '../../../nodes/InvoicingAssets/transport/responses';
 import { startSimulator, type Simulator } from '../../simulator';
+import { eventually, pause } from '../../harness/eventually';
 import { expectNoSecret } from '../../harness/secrets';
 import { call, createAgent, fetchToken, requestToken } from './helpers';
 
@@ -64,12 +65,14 @@ describe('faults', () => {
 		expect(readRetryAfterMs(readHeader(seconds.headers, 'retry-after'))).toBe(7000);
 		expect(seconds.json.code).toBe('rate_limited');
 
-		const date = new Date(Date.now() + 30_000).toUTCString();
+		// On a whole second, as an HTTP date is: read at that moment, it asks for exactly 30 s.
+		const asked = Math.floor(Date.now() / 1000) * 1000;
+		const date = new Date(asked + 30_000).toUTCString();
 		sim.faults.add({ route: 'invoices.list', status: 503, retryAfter: date, times: 1 });
 		const dated = await listInvoices();
 		expect(dated.status).toBe(503);
 		expect(dated.headers['retry-after']).toBe(date);
-		expect(readRetryAfterMs(readHeader(dated.headers, 'retry-after'))).toBeGreaterThan(20_000);
+		expect(readRetryAfterMs(readHeader(dated.headers, 'retry-after'), asked)).toBe(30_000);
 
 		sim.faults.add({ route: 'invoices.list', status: 503, times: 1 });
 		expect((await listInvoices()).headers['retry-after']).toBeUndefined();
@@ -135,7 +138,7 @@ describe('faults', () => {
 			[502, 'status'],
 		]);
 		expect(() => sim.faults.add({ route: 'invoices.get', afterHandling: true })).toThrow(
-			/afterHandling needs drop, status or latencyMs/,
+			/afterHandling needs drop, status, latencyMs or hold/,
 		);
 
 		// latencyMs alone: the request is served at once (its token checked then), answered later.
@@ -151,6 +154,36 @@ describe('faults', () => {
 		expect(sim.log.count('subscriptions.create', { status: 201 })).toBe(0);
 		expect((await slow).status).toBe(201);
 		expect(sim.log.entries({ route: 'subscriptions.create' }).at(-1)?.fault).toBe('latency');
+	});
+
+	test('hold keeps a request, or with afterHandling its answer, until the test removes the fault', async () => {
+		const answered: string[] = [];
+		const held = sim.faults.add({ route: 'invoices.get', hold: true, times: 1 });
+		const got = getInvoice().finally(() => answered.push('get'));
+		await eventually(() => sim.log.inFlight('invoices.get') === 1);
+		// A hold that let the request go would answer meanwhile.
+		await pause(100);
+		expect(answered).toEqual([]);
+		// Used up by its one request, which it still holds until removed.
+		expect(sim.faults.list()).toEqual([]);
+		sim.faults.remove(held.id);
+		expect((await got).status).toBe(200);
+		expect(sim.log.entries({ route: 'invoices.get' }).at(-1)?.fault).toBe('hold');
+
+		// After handling: the service did the work; its answer waits.
+		const before = sim.subscriptions.size;
+		sim.faults.add({ route: 'subscriptions.create', hold: true, afterHandling: true });
+		const created = call(agent, `${sim.serviceUrl}${paths.subscriptions}`, {
+			method: 'POST',
+			token,
+			json: { notificationUrl: 'https://example.com/held', eventTypes: null, description: null },
+		}).finally(() => answered.push('create'));
+		await eventually(() => sim.subscriptions.size === before + 1);
+		await pause(100);
+		expect(answered).toEqual(['get']);
+		sim.faults.clear();
+		expect((await created).status).toBe(201);
+		expect(sim.log.entries({ route: 'subscriptions.create' }).at(-1)?.fault).toBe('hold');
 	});
 
 	test('method limits a fault, and custom bodies and headers are sent as given', async () => {
@@ -296,7 +329,7 @@ describe('request log', () => {
 
 	test('the simulated time is recorded', async () => {
 		sim.log.reset();
-		sim.clock.advance(3 * 24 * 60 * 60 * 1000);
+		const before = sim.clock.advance(3 * 24 * 60 * 60 * 1000);
 		await requestToken(agent, sim, {
 			...tokenRequestForm(
 				sim.defaultClient.clientId,
@@ -306,7 +339,9 @@ describe('request log', () => {
 		});
 		const [entry] = sim.log.entries();
 		const at = Date.parse(entry.at);
-		expect(Math.abs(at - sim.clock.now().getTime())).toBeLessThan(5000);
+		// The simulated time of the request (whole seconds): between these two, three days ahead.
+		expect(at).toBeGreaterThanOrEqual(Math.floor(before.getTime() / 1000) * 1000);
+		expect(at).toBeLessThanOrEqual(sim.clock.now().getTime());
 		expect(at - Date.now()).toBeGreaterThan(2.9 * 24 * 60 * 60 * 1000);
 	});
 });

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 import { createHash } from 'node:crypto';
 
 import type { IDataObject } from 'n8n-workflow';
@@ -8,6 +7,7 @@ import {
 	type Subscription,
 } from '../../../nodes/InvoicingAssets/transport/contract';
 import { startTestbed, type Testbed } from '../../harness/testbed';
+export { eventually } from '../../harness/eventually';
 import { TriggerHost, type TriggerHostOptions } from '../../harness/webhooks';
 
 /** Retries of failed deliveries come quickly in these tests. */
@@ -93,13 +93,4 @@ export function withoutQuery(url: string): string {
 	const parsed = new URL(url);
 	parsed.search = '';
 	return parsed.toString();
-}
-
-/** Polls until `check` is true (for work n8n does after answering, e.g. removing a test registration). */
-export async function eventually(check: () => boolean, timeoutMs = 5000) {
-	const deadline = Date.now() + timeoutMs;
-	while (!check()) {
-		if (Date.now() > deadline) throw new Error(`Not true within ${timeoutMs} ms`);
-		await new Promise((resolve) => setTimeout(resolve, 20));
-	}
 }

@@ -178,6 +178,69 @@ describe('Polling Trigger', () => {
 		expect(itemsOf(await polling.poll())).toEqual([]);
 	});
 
+	// Only the HTTP path proves these: n8n's helpers under the transport's retry and token renewal.
+	// n8n's default budget (a poll takes 30 s of it at most), far above their second; counts, not times.
+	test('a 429 with Retry-After and a 503 on list pages in the middle of a poll are retried by the transport within the poll: it reports every change once', async () => {
+		const { sim } = testbed;
+		const polling = workflow(['invoice.issued']);
+		await polling.activate();
+		sim.clock.advance(MINUTE);
+		const expected = Array.from(
+			{ length: 250 },
+			() => `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`,
+		);
+		sim.log.reset();
+		// The poll's first page answers; a later page meets a 429, and another a 503.
+		sim.faults.add({ route: 'invoices.list', status: 429, retryAfter: 1, skip: 1, times: 1 });
+		sim.faults.add({ route: 'invoices.list', status: 503, skip: 2, times: 1 });
+
+		expect(keys(itemsOf(await polling.poll())).sort()).toEqual([...expected].sort());
+		const lists = sim.log.entries({ route: 'invoices.list' });
+		const refused = lists.filter((entry) => entry.status !== 200);
+		expect(refused.map((entry) => entry.status).sort()).toEqual([429, 503]);
+		// Each page refused is asked for again (its retry may meet the other fault) until answered.
+		const query = (entry: (typeof lists)[number]) => JSON.stringify(entry.query);
+		for (const page of new Set(refused.map(query))) {
+			const answers = lists.filter((entry) => query(entry) === page);
+			expect(answers.at(-1)?.status).toBe(200);
+		}
+		expect(itemsOf(await polling.poll())).toEqual([]);
+	});
+
+	test('a token that expires while a poll reads its pages is renewed once by the transport, and the poll goes on: every change once', async () => {
+		let listRequested = () => {};
+		const onRequest = ({ route }: { route: string }) => {
+			if (route === 'invoices.list') listRequested();
+		};
+		await withTestbed({ onRequest }, async (bed) => {
+			const { sim } = bed;
+			const polling = workflow(['invoice.issued'], bed);
+			await polling.activate();
+			// The token the activation obtained expires within the hour from here.
+			const expiresBy = sim.clock.now().getTime() + 60 * MINUTE;
+			sim.clock.advance(59 * MINUTE);
+			const expected = Array.from(
+				{ length: 250 },
+				() => `invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`,
+			);
+			sim.log.reset();
+			// The poll's first list request goes with the token; its second arrives once it expired.
+			let lists = 0;
+			listRequested = () => {
+				lists += 1;
+				if (lists === 2)
+					sim.clock.advance(Math.max(0, expiresBy + 1000 - sim.clock.now().getTime()));
+			};
+
+			expect(keys(itemsOf(await polling.poll())).sort()).toEqual([...expected].sort());
+			const statuses = sim.log.entries({ route: 'invoices.list' }).map((entry) => entry.status);
+			expect([statuses[0], statuses[1]]).toEqual([200, 401]);
+			expect(statuses.filter((status) => status === 401)).toHaveLength(1);
+			expect(sim.log.tokensIssued()).toBe(1);
+			expect(itemsOf(await polling.poll())).toEqual([]);
+		});
+	});
+
 	test('a poll that fails half way reports what it read, keeps its place, and the next poll reports the rest, each once', async () => {
 		const { sim } = testbed;
 		const polling = workflow(['invoice.issued']);

@@ -1,4 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals */
+/**
+ * The execution's cancel signal ends a retry's wait. ServiceClient waits on the real clock (its
+ * retry loop's default), so these run on Jest's simulated timers: time moves only when the test
+ * moves it, and how fast the machine is changes nothing.
+ */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { ServiceClient } from '../../../nodes/InvoicingAssets/transport';
@@ -21,15 +26,24 @@ function rateLimitedContext(signal: AbortSignal) {
 	return { context, requests: () => requests };
 }
 
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
+
 test('a cancelled execution stops waiting for a retry at once, with the last error', async () => {
 	const cancel = new AbortController();
 	const { context, requests } = rateLimitedContext(cancel.signal);
 	const started = Date.now();
-	const pending = new ServiceClient(context).request({ method: 'GET', path: '/x' });
+	let endedAt: number | undefined;
+	const pending = new ServiceClient(context)
+		.request({ method: 'GET', path: '/x' })
+		.finally(() => (endedAt = Date.now()));
+	pending.catch(() => undefined);
 	setTimeout(() => cancel.abort(), 200);
 
+	// Past the 30 s the service asked for, and its retries' too: a wait the signal did not end shows.
+	await jest.advanceTimersByTimeAsync(120_000);
 	await expect(pending).rejects.toThrow('The service is limiting the request rate');
-	expect(Date.now() - started).toBeLessThan(5_000);
+	expect(endedAt === undefined ? undefined : endedAt - started).toBe(200);
 	expect(requests()).toBe(1);
 });
 
@@ -37,8 +51,15 @@ test('an execution cancelled before the wait does not wait at all', async () => 
 	const cancel = new AbortController();
 	cancel.abort();
 	const { context, requests } = rateLimitedContext(cancel.signal);
-	await expect(new ServiceClient(context).request({ method: 'GET', path: '/x' })).rejects.toThrow(
-		'The service is limiting the request rate',
-	);
+	const started = Date.now();
+	let endedAt: number | undefined;
+	const pending = new ServiceClient(context)
+		.request({ method: 'GET', path: '/x' })
+		.finally(() => (endedAt = Date.now()));
+	pending.catch(() => undefined);
+
+	await jest.advanceTimersByTimeAsync(120_000);
+	await expect(pending).rejects.toThrow('The service is limiting the request rate');
+	expect(endedAt === undefined ? undefined : endedAt - started).toBe(0);
 	expect(requests()).toBe(1);
 });

@@ -1,6 +1,7 @@
 import { NodeApiError } from 'n8n-workflow';
 
 import { readFailure, toNodeApiError } from '../../../nodes/InvoicingAssets/transport/errors';
+import { ERRORS_TELL_N8N_HOW_LONG_TO_WAIT, testNeeding2x } from '../../harness/engine';
 import { expectNoSecret } from '../../harness/secrets';
 import { actionNode } from '../fixtures';
 
@@ -78,6 +79,22 @@ describe('toNodeApiError', () => {
 		expect(error.message).toBe('The service refused the connection - perhaps it is offline');
 		expect(error.description).toBe('connect ECONNREFUSED 127.0.0.1:1. Tried 5 times over 4 s.');
 	});
+
+	testNeeding2x(ERRORS_TELL_N8N_HOW_LONG_TO_WAIT)(
+		'a Retry-After given as an HTTP date tells n8n the wait from the time it is read at',
+		() => {
+			const now = Date.UTC(2026, 5, 15, 8, 0, 0, 318);
+			const retryAt = Date.UTC(2026, 5, 15, 8, 0, 3);
+			const headers = { 'retry-after': new Date(retryAt).toUTCString() };
+			const error = toNodeApiError(
+				{ status: 429, headers, message: 'x' },
+				{ node, attempts: 2, elapsedMs: 3000, now },
+			);
+			expect(error).toMatchObject({
+				failure: { cause: 'rate-limited', retryAfterMs: retryAt - now },
+			});
+		},
+	);
 
 	test('a refusal explained by its own text keeps that text', () => {
 		const error = toNodeApiError(

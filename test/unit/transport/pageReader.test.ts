@@ -230,26 +230,38 @@ describe('readPages for a reader that plans its own reads (the Polling Trigger)'
 	});
 
 	test('no retry of a page waits past the deadline: a 429 asking for 5 s ends the read at once', async () => {
+		let requests = 0;
 		const context = {
 			getNode: () => actionNode,
 			getCredentials: async () => credentialWithToken(),
 			helpers: {
-				httpRequestWithAuthentication: async () => ({
-					statusCode: 429,
-					headers: { 'retry-after': '5' },
-					body: {},
-				}),
+				httpRequestWithAuthentication: async () => {
+					requests += 1;
+					return { statusCode: 429, headers: { 'retry-after': '5' }, body: {} };
+				},
 			},
 		} as unknown as IExecuteFunctions;
 		const client = new ServiceClient(context);
-		const started = Date.now();
-		const failure = await readAllPages<number>(client, read({ deadline: Date.now() + 1000 })).catch(
-			(error: unknown) => error,
-		);
-		expect(Date.now() - started).toBeLessThan(1000);
-		expect(failure).toMatchObject({ httpCode: '429' });
-		if (ERRORS_TELL_N8N_HOW_LONG_TO_WAIT) {
-			expect(failure).toMatchObject({ failure: { cause: 'rate-limited', retryAfterMs: 5000 } });
+		// On Jest's simulated clock (ServiceClient waits on the real one): time moves only here.
+		jest.useFakeTimers();
+		try {
+			const started = Date.now();
+			let endedAt: number | undefined;
+			const reading = readAllPages<number>(client, read({ deadline: started + 1000 })).then(
+				() => undefined,
+				(error: unknown) => ((endedAt = Date.now()), error),
+			);
+			// Past the 5 s asked for: a retry that waited shows as a later end and a second request.
+			await jest.advanceTimersByTimeAsync(60_000);
+			const failure = await reading;
+			expect(endedAt === undefined ? undefined : endedAt - started).toBe(0);
+			expect(requests).toBe(1);
+			expect(failure).toMatchObject({ httpCode: '429' });
+			if (ERRORS_TELL_N8N_HOW_LONG_TO_WAIT) {
+				expect(failure).toMatchObject({ failure: { cause: 'rate-limited', retryAfterMs: 5000 } });
+			}
+		} finally {
+			jest.useRealTimers();
 		}
 	});
 });

@@ -1,14 +1,19 @@
 /**
  * What the retry loop decides, where no service can show it as exactly: which failures are worth
- * another try, and the capped backoff. Retry-After and the faults themselves are proven through
- * the node over HTTPS: test/integration/action/service-errors.test.ts.
+ * another try, the capped backoff, and how long it waits (Retry-After, the deadline), on a
+ * simulated clock. That the answers reach it through n8n is proven through the node over HTTPS
+ * (test/integration/action/service-errors.test.ts, credential.test.ts), without timing.
  */
+import type { IN8nHttpFullResponse } from 'n8n-workflow';
+
 import {
 	BASE_DELAY_MS,
 	isRetryable,
 	MAX_ATTEMPTS,
 	MAX_DELAY_MS,
 	nextRetryDelayMs,
+	sendWithRetries,
+	type RetryClock,
 } from '../../../nodes/InvoicingAssets/transport/retry';
 import type { HttpFailure } from '../../../nodes/InvoicingAssets/transport/errors';
 
@@ -46,4 +51,71 @@ test('a 429 is retried for every method; 5xx and network errors only where a rep
 	}
 	// A refusal explained by its own text (no status, no network code) is final.
 	expect(isRetryable(failure(), 'GET')).toBe(false);
+});
+
+/** A clock for the retry loop that only moves when it waits, recording each wait. */
+function simulatedClock(startMs: number) {
+	let nowMs = startMs;
+	const waits: number[] = [];
+	const clock: RetryClock = {
+		now: () => nowMs,
+		wait: async (ms) => {
+			waits.push(ms);
+			nowMs += ms;
+			return true;
+		},
+	};
+	return { clock, waits };
+}
+
+/** `send` answering each attempt with the next of `answers`. */
+function answering(answers: Array<Partial<IN8nHttpFullResponse>>) {
+	let sent = 0;
+	const send = async (): Promise<IN8nHttpFullResponse> => ({
+		statusCode: 200,
+		headers: {},
+		body: null,
+		...answers[Math.min(sent++, answers.length - 1)],
+	});
+	return { send, sent: () => sent };
+}
+
+describe('sendWithRetries on a simulated clock', () => {
+	// 2026-06-15T08:00:00.318Z: not on a whole second, as n8n's clock rarely is.
+	const START = Date.UTC(2026, 5, 15, 8, 0, 0, 318);
+
+	test('a Retry-After given as an HTTP date is waited for by the clock the attempts run on', async () => {
+		const { clock, waits } = simulatedClock(START);
+		const retryAt = Date.UTC(2026, 5, 15, 8, 0, 3);
+		const { send, sent } = answering([
+			{ statusCode: 429, headers: { 'retry-after': new Date(retryAt).toUTCString() } },
+			{ statusCode: 200 },
+		]);
+		const outcome = await sendWithRetries(send, { method: 'GET', clock });
+		expect(outcome.failure).toBeUndefined();
+		expect(waits).toEqual([retryAt - START]);
+		expect([sent(), outcome.attempts, outcome.elapsedMs]).toEqual([2, 2, retryAt - START]);
+	});
+
+	test('a Retry-After in seconds is waited for exactly, the token request’s too (POST, harmless to repeat)', async () => {
+		const { clock, waits } = simulatedClock(START);
+		const { send } = answering([
+			{ statusCode: 503, headers: { 'retry-after': '1' } },
+			{ statusCode: 429, headers: { 'retry-after': '2.5' } },
+			{ statusCode: 200 },
+		]);
+		const outcome = await sendWithRetries(send, { method: 'POST', harmlessToRepeat: true, clock });
+		expect(outcome.failure).toBeUndefined();
+		expect(waits).toEqual([1000, 2500]);
+		expect(outcome.elapsedMs).toBe(3500);
+	});
+
+	test('no retry waits past the deadline: a Retry-After beyond it ends the attempts at once, with the answer', async () => {
+		const { clock, waits } = simulatedClock(START);
+		const { send, sent } = answering([{ statusCode: 429, headers: { 'retry-after': '45' } }]);
+		const outcome = await sendWithRetries(send, { method: 'GET', deadline: START + 3000, clock });
+		expect(outcome.failure?.status).toBe(429);
+		expect(outcome.response?.statusCode).toBe(429);
+		expect([waits, sent(), outcome.elapsedMs]).toEqual([[], 1, 0]);
+	});
 });
