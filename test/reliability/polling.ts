@@ -117,8 +117,11 @@ const POLL_GAP_MS = 4000;
 const NO_TOTAL_BURST = 250;
 /** After the changes: every change settled, every stamp ahead (20 minutes) reached. */
 const SETTLE_ALL_MS = 25 * MINUTE;
-/** A retired asset is edited once every workflow has begun this many polls since: one succeeded. */
-const POLLS_BEFORE_AN_EDIT = 5;
+/**
+ * A record changes again (a retired asset edited, an overdue invoice paid) once every workflow has
+ * begun this many polls since: one succeeded.
+ */
+const POLLS_BEFORE_CHANGING_AGAIN = 5;
 
 interface Service {
 	condition: string;
@@ -136,9 +139,11 @@ interface Service {
 	workflowNames: string[];
 	/** The changes made after every workflow's baseline, as the eventIds name them. */
 	expected: Set<string>;
-	/** The invoices issued here and not yet paid or cancelled; paid ones; assets not changed yet. */
+	/** Invoices issued here and not yet paid, cancelled or overdue; paid ones; assets not changed yet. */
 	open: string[];
 	paid: string[];
+	/** Invoices marked overdue and not paid yet, with the real time of it, oldest first. */
+	overdue: Array<{ invoiceNumber: string; at: number }>;
 	untouchedAssets: string[];
 	/** Assets retired by the same-second condition, with the real time of it, oldest first. */
 	retired: Array<{ assetId: string; at: number }>;
@@ -216,6 +221,7 @@ export async function pollingSoakCheck(ctx: RunContext) {
 				expected: new Set(),
 				open: [],
 				paid: [],
+				overdue: [],
 				untouchedAssets: sim.data
 					.assets()
 					.filter((asset) => asset.status !== 'retired')
@@ -528,7 +534,10 @@ function issue(service: Service, input: Parameters<Simulator['issueInvoice']>[0]
 	return number;
 }
 
-/** One change chosen by step: issue, pay, cancel, update or retire. */
+/**
+ * One change chosen by step: issue, pay, mark overdue, cancel, update or retire. The invoice paid
+ * is an overdue one once every workflow has polled it overdue (polling sees records as they are).
+ */
 function mixedChange(service: Service, step: number) {
 	const { sim } = service;
 	const kind = step % 10;
@@ -536,11 +545,18 @@ function mixedChange(service: Service, step: number) {
 		issue(service);
 		return;
 	}
-	if (kind <= 5) {
-		const number = service.open.shift() as string;
-		sim.payInvoice(number);
-		service.paid.push(number);
+	if (kind === 4) {
+		const [oldest] = service.overdue;
+		const polled = oldest && pollsSince(service, oldest.at) >= POLLS_BEFORE_CHANGING_AGAIN;
+		const number = polled ? service.overdue.shift()?.invoiceNumber : service.open.shift();
+		sim.payInvoice(number as string);
+		service.paid.push(number as string);
 		service.expected.add(`invoice.paid:${number}`);
+	} else if (kind === 5) {
+		const number = service.open.shift() as string;
+		sim.markInvoiceOverdue(number);
+		service.overdue.push({ invoiceNumber: number, at: Date.now() });
+		service.expected.add(`invoice.overdue:${number}`);
 	} else if (kind === 6) {
 		const number = service.open.shift() as string;
 		sim.cancelInvoice(number);
@@ -604,7 +620,7 @@ function sameSecondChange(service: Service, step: number) {
 			// A retired asset edited once its retirement was surely polled: between two polls,
 			// polling would see only the edited state, still retired.
 			const [oldest] = service.retired;
-			if (oldest && pollsSince(service, oldest.at) >= POLLS_BEFORE_AN_EDIT) {
+			if (oldest && pollsSince(service, oldest.at) >= POLLS_BEFORE_CHANGING_AGAIN) {
 				service.retired.shift();
 				const edited = sim.updateAsset(oldest.assetId, { site: 'Hamburg Branch' }).asset;
 				service.expected.add(`asset.updated:${oldest.assetId}:${edited.updatedAt}`);
