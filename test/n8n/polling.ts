@@ -39,6 +39,12 @@ export const DURABLE_SCHEDULER = {
 	N8N_SCHEDULER_POLL_TIMEOUT: '10',
 };
 
+/** n8n's poll budget (getPollBudgetMs) there: the 10 s timeout less a margin of max(20 %, 5 s), at most half. */
+export const DURABLE_POLL_BUDGET_MS = 5_000;
+
+/** n8n's poll budget in its legacy engine: PollContext's default, 5 minutes. */
+export const LEGACY_POLL_BUDGET_MS = 5 * 60_000;
+
 /** A poll every `seconds` s, at the seconds of the minute that are multiples of it. */
 export function pollEvery(seconds: number): PollTimes {
 	if (!Number.isInteger(seconds) || seconds < 1 || seconds >= 60 || 60 % seconds !== 0) {
@@ -84,28 +90,75 @@ export function pollRequests(
 		);
 }
 
+/** How the requests of one workflow are told apart into polls (groupPolls). */
+export interface PollSplits {
+	/** A gap this long between two requests ends a poll; by default half the period. */
+	gapMs?: number;
+	/** When n8n started again (ms since the epoch): requests before and after one are never one poll. */
+	restarts?: number[];
+	/** The workflow's Poll Times: custom ones say when its scheduled polls begin (not Every Minute's). */
+	pollTimes?: PollTimes;
+}
+
 /**
  * List requests grouped into polls: a poll's requests follow one another, and the next poll comes
- * a Poll Times period later, so a gap of half the period ends a poll. How many requests a poll
- * makes (pages, windows, kinds) is the node's business; that polls come a period apart is n8n's.
- * Each poll's requests in the order they arrived. `gapMs` instead of half the period where polls
- * may follow each other more closely (n8n's durable scheduler, a poll taking its budget).
+ * a Poll Times period later, so a gap (half the period unless `gapMs` says) ends a poll. How many
+ * requests a poll makes (pages, windows, kinds) is the node's business; when polls come is n8n's:
+ * - a restart of n8n (`restarts`) ends a poll;
+ * - n8n polls once when it activates a workflow (at publishing; in its legacy engine at every start
+ *   too), then schedules the Poll Times: so the first poll after a start ends at the first scheduled
+ *   time (`pollTimes`) that comes between two of its requests, however close the next poll follows.
+ * Each poll's requests in the order they arrived.
  */
 export function groupPolls(
 	entries: RequestLogEntry[],
 	periodSeconds: number,
-	gapMs = (periodSeconds * 1000) / 2,
+	{ gapMs = (periodSeconds * 1000) / 2, restarts = [], pollTimes }: PollSplits = {},
 ): RequestLogEntry[][] {
+	const seconds = pollTimes && scheduledSeconds(pollTimes);
 	const polls: RequestLogEntry[][] = [];
+	// Whether the current poll is the first since a start, and when its last answer came.
+	let afterStart = true;
+	let answeredBy = 0;
 	// The log keeps requests in the order they were answered.
 	const arrived = [...entries].sort((a, b) => a.receivedAtMs - b.receivedAtMs);
 	for (const entry of arrived) {
 		const current = polls.at(-1);
 		const last = current?.at(-1);
-		if (current && last && entry.receivedAtMs - last.receivedAtMs < gapMs) current.push(entry);
-		else polls.push([entry]);
+		const at = entry.receivedAtMs;
+		const restarted =
+			last && restarts.some((restart) => last.receivedAtMs < restart && restart <= at);
+		const scheduled = last && afterStart && seconds && scheduledBetween(seconds, answeredBy, at);
+		if (current && last && !restarted && !scheduled && at - last.receivedAtMs < gapMs) {
+			current.push(entry);
+		} else {
+			polls.push([entry]);
+			afterStart = !current || restarted === true;
+			answeredBy = at;
+		}
+		answeredBy = Math.max(answeredBy, at + entry.durationMs);
 	}
 	return polls;
+}
+
+/** The seconds of the minute custom Poll Times fire at; undefined where n8n draws them (Every Minute). */
+function scheduledSeconds(pollTimes: PollTimes): Set<number> | undefined {
+	const seconds = new Set<number>();
+	for (const item of pollTimes.item) {
+		const second =
+			item.mode === 'custom' ? /^(\d+) \* \* \* \* \*$/.exec(item.cronExpression) : null;
+		if (!second) return undefined;
+		seconds.add(Number(second[1]));
+	}
+	return seconds;
+}
+
+/** Whether a whole second in (fromMs, toMs] is one of `seconds` of its minute (n8n's clock is the soak's). */
+function scheduledBetween(seconds: Set<number>, fromMs: number, toMs: number): boolean {
+	for (let at = Math.floor(fromMs / 1000) + 1; at * 1000 <= toMs; at++) {
+		if (seconds.has(at % 60)) return true;
+	}
+	return false;
 }
 
 /**
