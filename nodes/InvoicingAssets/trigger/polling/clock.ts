@@ -36,12 +36,11 @@ export class PollClock {
 		if (answeredAt !== undefined) this.offset = answeredAt - this.now();
 	}
 
-	/** How many more rounds of page requests fit before the deadline, the last at least half. */
-	roundsLeft(): number {
-		const left = this.deadline - this.now();
-		// Before anything was measured in this poll, one round: it tells how long rounds take.
-		if (this.roundMs === undefined) return left > 0 ? 1 : 0;
-		return Math.round(left / Math.max(1, this.roundMs));
+	/** Whether another round of page requests fits before the deadline, at least half of it. */
+	roundFits(): boolean {
+		// The poll's first round is read even without time left: every poll moves on (invariant 1).
+		if (this.roundMs === undefined) return true;
+		return (this.deadline - this.now()) / Math.max(1, this.roundMs) >= 0.5;
 	}
 
 	/** A round took `ms`: rounds are planned by the slower of the last one and the average. */

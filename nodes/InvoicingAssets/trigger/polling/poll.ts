@@ -99,7 +99,7 @@ async function readChanges(
 						events.push(...memory.states.accept({ kind, record } as PolledRecord, window));
 					}
 				};
-				const done = await readKind({ seam, kind, clock, accept }, memory, round === 0);
+				const done = await readKind({ seam, kind, clock, accept }, memory);
 				memory.clockOffset = clock.offset;
 				if (!done) notDone.push(kind);
 			} catch (error) {
@@ -113,12 +113,11 @@ async function readChanges(
 }
 
 /** Reads a kind in steps, each a round of the follow window and one of the exact window (invariant 2): done or not. */
-async function readKind(read: KindRead, memory: KindMemory, firstRound: boolean): Promise<boolean> {
+async function readKind(read: KindRead, memory: KindMemory): Promise<boolean> {
 	const { clock } = read;
 	let followed = false;
 	for (let step = 0; ; step++) {
-		// A kind's first step of a poll is read even without time left: every poll moves on (invariant 1).
-		if ((step > 0 || !firstRound) && clock.roundsLeft() < 1) return false;
+		if (!clock.roundFits()) return false;
 		const follow: ListWindow | undefined =
 			followed || !memory.followFits() ? undefined : memory.openFollow(clock);
 		if (follow) {

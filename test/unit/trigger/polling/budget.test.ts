@@ -102,3 +102,35 @@ test.each([
 		expectEachOnce(polling, expected);
 	},
 );
+
+test('with a budget over before any answer and slow answers for both record kinds, polls still store what they read: each change once', async () => {
+	const bed = inProcessBed({ invoices: 10, assets: 2000 });
+	const { sim } = bed;
+	const polling = new InProcessTrigger(bed, { events: ['*'] });
+	await polling.activate();
+	polling.budgetMs = 1;
+	// A first step of each kind, a follow round and a settle step, takes 4 answers of 1.45 s:
+	// past the budget by more than the 5 s after which a poll stores nothing.
+	sim.faults.add({ route: 'invoices.list', latencyMs: 1450 });
+	sim.faults.add({ route: 'assets.list', latencyMs: 1450 });
+	const open = sim.data
+		.assets()
+		.filter((asset) => asset.status !== 'retired')
+		.map((asset) => asset.assetId);
+	const expected: string[] = [];
+	// An invoice issued and an asset retired every second for 30 minutes, a poll a minute; then
+	// more polls, until every span settled.
+	for (let poll = 0; poll < 150; poll++) {
+		for (let second = 0; poll < 30 && second < 60; second++) {
+			sim.clock.advance(1000);
+			expected.push(`invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`);
+			const assetId = open.pop() as string;
+			sim.retireAsset(assetId);
+			expected.push(`asset.retired:${assetId}`);
+		}
+		const outcome = await polling.poll();
+		if ('error' in outcome) throw outcome.error;
+		if (poll >= 30) sim.clock.advance(MINUTE);
+	}
+	expectEachOnce(polling, expected);
+});
