@@ -102,16 +102,10 @@ export function seamOf(client: ListClient, now = () => Date.now()): PollSeam {
 		now,
 		requestPage: async ({ kind, query, page, pageSize, deadline }) => {
 			const path = kind === 'invoice' ? paths.invoices : paths.assets;
-			const read = {
-				path,
-				qs: query,
-				limit: pageSize,
-				startPage: page,
-				pagesInFlight: 1,
-				deadline,
-			};
+			// No Limit: a page longer than asked for is read whole, or refused, never cut.
+			const read = { path, qs: query, pageSize, startPage: page, pagesInFlight: 1, deadline };
 			const first = await readPages<Invoice | Asset>(client, read).next();
-			// A limit of at least one record always gives a page.
+			// The generator stops at its first page: nothing more is asked for.
 			return first.value as PolledPage;
 		},
 	};

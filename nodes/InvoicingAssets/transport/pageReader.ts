@@ -18,6 +18,8 @@ export interface ListRead {
 	qs?: IDataObject;
 	/** At most this many records; every record when undefined. */
 	limit?: number;
+	/** The records a page is asked for: by default MAX_PAGE_SIZE, or the Limit when less. */
+	pageSize?: number;
 	/** The page to start at (a list search's "load more"); FIRST_PAGE when undefined. */
 	startPage?: number;
 	/**
@@ -111,7 +113,7 @@ export async function* readPages<T>(
 	if (wanted <= 0) return;
 	const node = client.getNode();
 	const startPage = read.startPage ?? FIRST_PAGE;
-	const pageSize = Math.min(MAX_PAGE_SIZE, wanted);
+	const pageSize = read.pageSize ?? Math.min(MAX_PAGE_SIZE, wanted);
 	const pagesInFlight = Math.max(1, read.pagesInFlight ?? PAGE_CONCURRENCY);
 	const readsAhead = pagesInFlight > 1;
 	const queue: Array<{
