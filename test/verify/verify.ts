@@ -419,7 +419,7 @@ function readmeCommandProblems(readme: string, manifest: PackageJson): string[] 
 		} else if (command === 'npm start') {
 			if (!/\bnpm run test:demo\b/.test(ciRun))
 				problems.push('.ci/run does not run npm run test:demo');
-		} else if (!new RegExp(`^step "[^"]*" ${escapeRegExp(command)}$`, 'm').test(ciRun)) {
+		} else if (!new RegExp(`^[\t ]*step "[^"]*" ${escapeRegExp(command)}$`, 'm').test(ciRun)) {
 			problems.push(`.ci/run has no step that runs "${command}" as the README gives it`);
 		}
 	}
