@@ -115,9 +115,16 @@ async function readChanges(
 /** Reads a kind in steps, each a round of the follow window and one of the exact window (invariant 2): done or not. */
 async function readKind(read: KindRead, memory: KindMemory): Promise<boolean> {
 	const { clock } = read;
+	const settleRound = async (exact = memory.openSettle(clock)) => {
+		const narrowed = (window: ListWindow) => memory.narrowedSettleEnd(window);
+		if (exact && (await readExactly(exact, read, narrowed))) memory.completed(exact);
+		return exact;
+	};
 	let followed = false;
 	for (let step = 0; ; step++) {
 		if (!clock.roundFits()) return false;
+		// An open settle read goes first, so that a poll with time for one round moves it on too.
+		const settledFirst = memory.settle && (await settleRound());
 		const follow: ListWindow | undefined =
 			followed || !memory.followFits() ? undefined : memory.openFollow(clock);
 		if (follow) {
@@ -128,11 +135,8 @@ async function readKind(read: KindRead, memory: KindMemory): Promise<boolean> {
 			if (end) memory.completed(follow, end === 'snapshot');
 			followed = end !== undefined;
 		}
-		const exact = memory.openSettle(clock);
+		const exact = settledFirst || (await settleRound());
 		if (!follow && !exact) return true;
-		if (exact && (await readExactly(exact, read, (window) => memory.narrowedSettleEnd(window)))) {
-			memory.completed(exact);
-		}
 	}
 }
 

@@ -134,3 +134,40 @@ test('with a budget over before any answer and slow answers for both record kind
 	}
 	expectEachOnce(polling, expected);
 });
+
+test.each([
+	{ budgetMs: 1000, latencyMs: 2000, events: ['invoice.issued'] },
+	{ budgetMs: 5000, latencyMs: 2100, events: ['*'] },
+])(
+	'with answers slower than the share of a $budgetMs ms budget left after a follow round, the settle read still moves on: each change once ($latencyMs ms answers)',
+	async ({ budgetMs, latencyMs, events }) => {
+		const bed = inProcessBed({ invoices: 10, assets: 20 });
+		const { sim } = bed;
+		const polling = new InProcessTrigger(bed, { events, budgetMs });
+		await polling.activate();
+		sim.faults.add({ route: 'invoices.list', latencyMs });
+		sim.faults.add({ route: 'assets.list', latencyMs });
+		const expected: string[] = [];
+		// A burst makes a settle read due in the step of a follow round; one invoice listed 4 minutes
+		// late is found only by the settle read (the review's reproduction against its own mock).
+		sim.clock.advance(MINUTE);
+		for (let issued = 0; issued < 60; issued++) {
+			expected.push(`invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`);
+		}
+		sim.clock.advance(2 * MINUTE);
+		sim.data.setListingLag(() => 4 * MINUTE);
+		expected.push(`invoice.issued:${sim.issueInvoice().invoice.invoiceNumber}`);
+		sim.data.setListingLag(undefined);
+		for (let poll = 0; poll < 90; poll++) {
+			if (poll === 20 && events.includes('*')) {
+				const asset = sim.data.assets().find((candidate) => candidate.status !== 'retired');
+				sim.retireAsset(asset?.assetId as string);
+				expected.push(`asset.retired:${asset?.assetId}`);
+			}
+			const outcome = await polling.poll();
+			if ('error' in outcome) throw outcome.error;
+			sim.clock.advance(MINUTE);
+		}
+		expectEachOnce(polling, expected);
+	},
+);
