@@ -79,11 +79,8 @@ export class KindMemory {
 	openFollow(clock: PollClock): ListWindow | undefined {
 		if (this.follow || this.baseline.length > 0) return this.follow;
 		const fewUnsettled = this.states.count(this.settled, this.cursor - 1) < MAX_PAGE_SIZE / 2;
-		const from = this.settle
-			? Math.max(this.cursor, this.settle.to ?? this.cursor)
-			: fewUnsettled
-				? this.settled
-				: this.cursor;
+		const withoutSettle = fewUnsettled ? this.settled : this.cursor;
+		const from = this.settle ? Math.max(this.cursor, this.settle.to ?? this.cursor) : withoutSettle;
 		this.follow = openWindow('follow', clock, from);
 		return this.follow;
 	}

@@ -123,8 +123,10 @@ async function readKind(read: KindRead, memory: KindMemory): Promise<boolean> {
 	let followed = false;
 	for (let step = 0; ; step++) {
 		if (!clock.roundFits()) return false;
-		// An open settle read goes first, so that a poll with time for one round moves it on too.
-		const settledFirst = memory.settle && (await settleRound());
+		// A settle read the last follow read overtook goes first: a poll with time for one round moves it on too.
+		const { settle } = memory;
+		const settledFirst =
+			settle && settle.readAt - settle.uncertainty < memory.cursor && (await settleRound());
 		const follow: ListWindow | undefined =
 			followed || !memory.followFits() ? undefined : memory.openFollow(clock);
 		if (follow) {
