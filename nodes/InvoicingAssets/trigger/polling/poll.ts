@@ -115,8 +115,9 @@ async function readChanges(
 /** Reads a kind in steps, each a round of the follow window and one of the exact window (invariant 2): done or not. */
 async function readKind(read: KindRead, memory: KindMemory): Promise<boolean> {
 	const { clock } = read;
-	const settleRound = async (exact = memory.openSettle(clock)) => {
-		const narrowed = (window: ListWindow) => memory.narrowedSettleEnd(window);
+	const narrowed = (window: ListWindow) => memory.narrowedSettleEnd(window);
+	const settleRound = async () => {
+		const exact = memory.openSettle(clock);
 		if (exact && (await readExactly(exact, read, narrowed))) memory.completed(exact);
 		return exact;
 	};
